@@ -1,0 +1,136 @@
+"""The plugin's options: read from the file mypy took its own configuration from, validated in one place.
+
+``[tool.mypy_lgstate]`` in pyproject.toml, ``[mypy_lgstate]`` in mypy.ini / setup.cfg / .mypy.ini.
+A bad option stops mypy with one line that names the file, the section and the option, like mypy's own
+configuration errors; it never ends in a traceback.
+"""
+
+from __future__ import annotations
+
+import configparser
+import hashlib
+import json
+import os
+import sys
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Final, Literal, NoReturn
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # mypy itself depends on tomli before 3.11
+    import tomli as tomllib
+
+Profile = Literal["json", "msgpack"]
+PROFILES: Final = ("json", "msgpack")
+INI_SECTION: Final = "mypy_lgstate"
+TOML_SECTION: Final = "tool.mypy_lgstate"
+
+
+class ConfigError(Exception):
+    """A bad option: the message is the whole line shown to the user."""
+
+
+@dataclass(frozen=True)
+class LGStateConfig:
+    """Every option of the plugin; the field names are the option names, the defaults SPEC's defaults."""
+
+    profile: Profile = "json"
+    strict_msgpack: bool = False
+    derive_allowlist: bool = True
+    allowed_msgpack_modules: tuple[str, ...] = ()
+    state_classes: tuple[str, ...] = ()
+    safe_types: tuple[str, ...] = ()
+
+    def to_data(self) -> dict[str, Any]:
+        """A JSON-encodable form, for ``report_config_data`` (a change rechecks the user's modules)."""
+        return asdict(self)
+
+    def digest(self) -> str:
+        """A short hash of the options: folded into the plugin's version so ``dmypy run`` restarts."""
+        encoded = json.dumps(self.to_data(), sort_keys=True).encode()
+        return hashlib.sha256(encoded).hexdigest()[:12]
+
+
+_OPTION_KINDS: Final = {f.name: f.type for f in fields(LGStateConfig)}
+
+
+def load_config(config_file: str | None) -> LGStateConfig:
+    """Read the plugin's section of ``config_file`` (mypy's own); defaults when there is none."""
+    if not config_file or not os.path.isfile(config_file):
+        return LGStateConfig()
+    display = os.path.relpath(config_file) if not os.path.isabs(config_file) else config_file
+    if config_file.endswith(".toml"):
+        with open(config_file, "rb") as f:
+            try:
+                data = tomllib.load(f)
+            except tomllib.TOMLDecodeError:
+                return LGStateConfig()  # mypy has already reported an unreadable file
+        section = data.get("tool", {}).get("mypy_lgstate")
+        if section is None:
+            return LGStateConfig()
+        if not isinstance(section, dict):
+            _fail(display, TOML_SECTION, None, "must be a table")
+        return _build(display, TOML_SECTION, section, from_ini=False)
+    parser = configparser.ConfigParser()
+    try:
+        parser.read(config_file)
+    except configparser.Error:
+        return LGStateConfig()  # mypy has already reported an unreadable file
+    if not parser.has_section(INI_SECTION):
+        return LGStateConfig()
+    return _build(display, INI_SECTION, dict(parser.items(INI_SECTION)), from_ini=True)
+
+
+def _build(file: str, section: str, raw: dict[str, Any], *, from_ini: bool) -> LGStateConfig:
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        kind = _OPTION_KINDS.get(key)
+        if kind is None:
+            known = ", ".join(sorted(_OPTION_KINDS))
+            _fail(file, section, key, f"unknown option (known options: {known})")
+        if kind == "bool":
+            values[key] = _as_bool(file, section, key, value, from_ini)
+        elif kind == "Profile":
+            if value not in PROFILES:
+                _fail(file, section, key, f'must be "json" or "msgpack", not {_show(value)}')
+            values[key] = value
+        else:
+            values[key] = _as_names(file, section, key, value, from_ini)
+    return LGStateConfig(**values)
+
+
+def _as_bool(file: str, section: str, key: str, value: Any, from_ini: bool) -> bool:
+    if isinstance(value, bool):
+        return value
+    if from_ini and isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in configparser.ConfigParser.BOOLEAN_STATES:
+            return configparser.ConfigParser.BOOLEAN_STATES[lowered]
+    _fail(file, section, key, f"must be true or false, not {_show(value)}")
+
+
+def _as_names(file: str, section: str, key: str, value: Any, from_ini: bool) -> tuple[str, ...]:
+    if from_ini and isinstance(value, str):
+        items: list[Any] = [item.strip() for item in value.replace("\n", ",").split(",")]
+        items = [item for item in items if item]
+    elif isinstance(value, list):
+        items = value
+    else:
+        _fail(file, section, key, f"must be a list of dotted names, not {_show(value)}")
+    for item in items:
+        if not isinstance(item, str) or not _is_dotted_name(item):
+            _fail(file, section, key, f"{_show(item)} is not a dotted name such as pkg.module.Class")
+    return tuple(items)
+
+
+def _is_dotted_name(name: str) -> bool:
+    return all(part.isidentifier() for part in name.split("."))
+
+
+def _show(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, (str, int, float, bool, list)) else repr(value)
+
+
+def _fail(file: str, section: str, key: str | None, problem: str) -> NoReturn:
+    where = f"{file}: [{section}]" + (f": {key}" if key else "")
+    raise ConfigError(f"{where}: {problem}")

@@ -1,0 +1,105 @@
+"""Where graph state is declared: the schema arguments of ``StateGraph(...)`` and ``add_node(...)``.
+
+Only the call being checked is read (its argument expressions and their types), never other calls or
+function bodies: SPEC section 3 and MYPY_NOTES.md explain why.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from mypy.nodes import Expression, RefExpr, TypeInfo
+from mypy.plugin import FunctionContext, MethodContext
+from mypy.typevars import fill_typevars_with_any
+from mypy.types import CallableType, Instance, Type, TypedDictType, TypeType, get_proper_type
+
+from mypy_lgstate import rules
+
+# ``StateGraph(...)`` arguments whose class is checkpointed (``input`` / ``output`` are deprecated
+# spellings), and those that are run-scoped: never checkpointed, but walked for the strict allowlist.
+CHECKPOINTED_ARGS: Final = frozenset({"state_schema", "input_schema", "output_schema", "input", "output"})
+RUN_SCOPED_ARGS: Final = frozenset({"context_schema", "config_schema"})
+
+
+def schema_class(expr: Expression, typ: Type) -> TypeInfo | None:
+    """The class an argument like ``State`` names, if it is a TypedDict, model or dataclass."""
+    info: TypeInfo | None = None
+    if isinstance(expr, RefExpr) and isinstance(expr.node, TypeInfo):
+        info = expr.node
+    else:
+        proper = get_proper_type(typ)
+        if isinstance(proper, CallableType) and proper.is_type_obj():
+            info = proper.type_object()
+        elif isinstance(proper, TypeType) and isinstance(proper.item, Instance):
+            info = proper.item.type
+    return info if info is not None and is_schema(info) else None
+
+
+def is_schema(info: TypeInfo) -> bool:
+    return (
+        info.typeddict_type is not None
+        or "dataclass" in info.metadata
+        or any(base.fullname in rules.PYDANTIC_MODELS for base in info.mro)
+    )
+
+
+def schema_type(info: TypeInfo) -> Type:
+    """The type of a value of the schema class, for walks that start from a type."""
+    return info.typeddict_type if info.typeddict_type is not None else fill_typevars_with_any(info)
+
+
+def state_graph_schemas(ctx: FunctionContext) -> tuple[list[TypeInfo], list[TypeInfo]]:
+    """The checkpointed and the run-scoped schema classes of a ``StateGraph(...)`` call."""
+    checkpointed: list[TypeInfo] = []
+    run_scoped: list[TypeInfo] = []
+    for name, expr, typ in _arguments(ctx):
+        if name in CHECKPOINTED_ARGS:
+            target = checkpointed
+        elif name in RUN_SCOPED_ARGS:
+            target = run_scoped
+        else:
+            continue
+        info = schema_class(expr, typ)
+        if info is not None and info not in target:
+            target.append(info)
+    return checkpointed, run_scoped
+
+
+def node_input_schema(ctx: MethodContext) -> TypeInfo | None:
+    """The ``input_schema=`` class of an ``add_node(...)`` call."""
+    for name, expr, typ in _arguments(ctx):
+        if name == "input_schema":
+            return schema_class(expr, typ)
+    return None
+
+
+def graph_type_schemas(graph: Type) -> list[TypeInfo]:
+    """The state, input and output schema classes named by a ``StateGraph[S, C, I, O]`` type."""
+    proper = get_proper_type(graph)
+    if not isinstance(proper, Instance) or len(proper.args) != 4:
+        return []
+    found: list[TypeInfo] = []
+    for index in (0, 2, 3):
+        arg = get_proper_type(proper.args[index])
+        if isinstance(arg, TypedDictType):
+            info = arg.fallback.type
+        elif isinstance(arg, Instance):
+            info = arg.type
+        else:
+            continue
+        if is_schema(info) and info not in found:
+            found.append(info)
+    return found
+
+
+def _arguments(
+    ctx: FunctionContext | MethodContext,
+) -> list[tuple[str | None, Expression, Type]]:
+    """Each actual argument as (the name it binds to, its expression, its type)."""
+    found = []
+    for formal, names, exprs, types in zip(
+        ctx.callee_arg_names, ctx.arg_names, ctx.args, ctx.arg_types
+    ):
+        for actual_name, expr, typ in zip(names, exprs, types):
+            found.append((actual_name or formal, expr, typ))
+    return found

@@ -1,0 +1,214 @@
+"""The verdict tables of RULES.md, as data: what each serializer does with a type.
+
+One row per type (or family of types), with a verdict for each profile. The walker in ``walker.py``
+reads these tables; it decides containers, models, dataclasses, enums and the like by their shape,
+and looks every other class up here by its fullname, walking the MRO so that subclasses find the row
+of their nearest listed base (with the row's ``subclass`` verdicts where they differ).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+Outcome = Literal["ok", "lossy", "raises"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one serializer does with a value of a type."""
+
+    outcome: Outcome
+    back_as: str = ""  # for "lossy": what the value comes back as
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class TypeRule:
+    """A row of RULES.md: the json and msgpack verdicts, and those for subclasses where they differ."""
+
+    json: Verdict
+    msgpack: Verdict
+    subclass_json: Verdict | None = None
+    subclass_msgpack: Verdict | None = None
+
+    def verdict(self, profile: str, *, exact: bool) -> Verdict:
+        if profile == "json":
+            return self.json if exact or self.subclass_json is None else self.subclass_json
+        return self.msgpack if exact or self.subclass_msgpack is None else self.subclass_msgpack
+
+
+OK: Final = Verdict("ok")
+
+
+def raises(fix: str) -> Verdict:
+    return Verdict("raises", fix=fix)
+
+
+def lossy(back_as: str, fix: str) -> Verdict:
+    return Verdict("lossy", back_as, fix)
+
+
+KEEP_OUT: Final = "keep it out of graph state: store an id or plain data, and rebuild it inside the node"
+_ISO: Final = "store an ISO string (value.isoformat()) and parse it back with fromisoformat()"
+_STR: Final = "store str(value) and rebuild it on read"
+_NUMPY_JSON: Final = "store value.tolist()"
+_MSGPACK_JSON_PATH: Final = "store plain data instead, or switch to the msgpack profile"
+
+
+def _both(verdict: Verdict) -> TypeRule:
+    return TypeRule(verdict, verdict)
+
+
+def _json_raises_msgpack_ok(fix: str) -> TypeRule:
+    return TypeRule(raises(fix), OK)
+
+
+# Classes looked up by fullname along the MRO. Containers, TypedDicts, NamedTuples, enums, pydantic
+# models and dataclasses are decided by shape in walker.py, before this table is consulted.
+TYPE_RULES: Final[dict[str, TypeRule]] = {
+    # Primitives. A subclass of str or int (not an Enum) comes back as the plain base type.
+    "builtins.str": TypeRule(
+        OK, OK,
+        subclass_json=lossy("str", "store str(value), or declare the field as str"),
+        subclass_msgpack=lossy("str", "store str(value), or declare the field as str"),
+    ),
+    "builtins.int": TypeRule(
+        OK, OK,
+        subclass_json=lossy("int", "store int(value), or declare the field as int"),
+        subclass_msgpack=lossy("int", "store int(value), or declare the field as int"),
+    ),
+    "builtins.float": TypeRule(
+        OK, OK,
+        subclass_json=lossy("float", "store float(value), or declare the field as float"),
+        subclass_msgpack=lossy("float", "store float(value), or declare the field as float"),
+    ),
+    "builtins.bool": _both(OK),
+    # Binary data.
+    "builtins.bytes": _json_raises_msgpack_ok(
+        "store base64.b64encode(value).decode() (a str), or switch to the msgpack profile"
+    ),
+    "builtins.bytearray": TypeRule(
+        raises("store base64.b64encode(value).decode() (a str)"),
+        lossy("bytes", "declare the field as bytes"),
+    ),
+    "builtins.memoryview": TypeRule(
+        raises("store base64.b64encode(value).decode() (a str)"),
+        lossy("bytes", "store bytes(value) and declare the field as bytes"),
+    ),
+    # Values with no encoding in either serializer.
+    "builtins.complex": _both(raises("store [value.real, value.imag]")),
+    "builtins.range": _both(raises("store [start, stop, step] as a list of int")),
+    "builtins.slice": _both(raises("store [start, stop, step]")),
+    "builtins.ellipsis": _both(raises(KEEP_OUT)),
+    "types.EllipsisType": _both(raises(KEEP_OUT)),
+    "builtins.function": _both(raises("store the name of the function and look it up in the node")),
+    "types.FunctionType": _both(raises("store the name of the function and look it up in the node")),
+    "types.ModuleType": _both(raises("store the module name and import it in the node")),
+    # The datetime family: native in msgpack; a datetime subclass comes back as an ISO str.
+    "datetime.datetime": TypeRule(
+        raises(_ISO), OK,
+        subclass_msgpack=lossy("str", "store a plain datetime.datetime"),
+    ),
+    "datetime.date": TypeRule(
+        raises(_ISO), OK,
+        subclass_msgpack=lossy("str", "store a plain datetime.date"),
+    ),
+    "datetime.time": _json_raises_msgpack_ok(_ISO),
+    "datetime.timedelta": _json_raises_msgpack_ok("store value.total_seconds() (a float)"),
+    "datetime.timezone": _json_raises_msgpack_ok("store the UTC offset in seconds"),
+    "zoneinfo.ZoneInfo": _json_raises_msgpack_ok("store value.key (a str)"),
+    "decimal.Decimal": _json_raises_msgpack_ok("store str(value) and rebuild it with Decimal(text)"),
+    "uuid.UUID": _json_raises_msgpack_ok("store str(value) and rebuild it with UUID(text)"),
+    "pathlib.Path": _json_raises_msgpack_ok("store str(value)"),
+    "pathlib.PosixPath": _json_raises_msgpack_ok("store str(value)"),
+    "pathlib.WindowsPath": _json_raises_msgpack_ok("store str(value)"),
+    "pathlib.PurePath": _both(raises("store str(value)")),
+    "pathlib.PurePosixPath": _both(raises("store str(value)")),
+    "pathlib.PureWindowsPath": _both(raises("store str(value)")),
+    "re.Pattern": _json_raises_msgpack_ok("store value.pattern (a str)"),
+    "ipaddress.IPv4Address": _json_raises_msgpack_ok(_STR),
+    "ipaddress.IPv6Address": _json_raises_msgpack_ok(_STR),
+    "ipaddress.IPv4Interface": _json_raises_msgpack_ok(_STR),
+    "ipaddress.IPv6Interface": _json_raises_msgpack_ok(_STR),
+    "ipaddress.IPv4Network": _json_raises_msgpack_ok(_STR),
+    "ipaddress.IPv6Network": _json_raises_msgpack_ok(_STR),
+    # pydantic secrets: msgpack keeps them (as plain text in the checkpoint).
+    "pydantic.types.SecretStr": _json_raises_msgpack_ok("store the secret outside graph state"),
+    "pydantic.types.SecretBytes": _json_raises_msgpack_ok("store the secret outside graph state"),
+    # LangChain messages and documents: LangGraph serializes them itself, under both profiles.
+    "langchain_core.messages.base.BaseMessage": _both(OK),
+    "langchain_core.documents.base.Document": _both(OK),
+    # LangGraph's own values: msgpack has an extension type for each; plain JSON has none.
+    "langgraph.types.Send": _json_raises_msgpack_ok(_MSGPACK_JSON_PATH),
+    "langgraph.types.Command": _json_raises_msgpack_ok(_MSGPACK_JSON_PATH),
+    "langgraph.types.Interrupt": _json_raises_msgpack_ok(_MSGPACK_JSON_PATH),
+    "langgraph.store.base.Item": _json_raises_msgpack_ok("store item.value (a dict)"),
+    # numpy.
+    "numpy.ndarray": TypeRule(
+        raises(_NUMPY_JSON),
+        lossy("a read-only array (object arrays as None)", "store value.tolist(), or copy it on read"),
+    ),
+    "numpy.float64": TypeRule(
+        lossy("float", "store float(value)"), raises("store float(value)")
+    ),
+    "numpy.generic": _both(raises("store value.item() (a Python int, float or bool)")),
+    # Exceptions: msgpack writes their repr.
+    "builtins.BaseException": TypeRule(
+        raises("store str(error) or a dict of the fields you need"),
+        lossy("its repr string", "store str(error) or a dict of the fields you need"),
+    ),
+}
+
+# Containers, decided by shape: their items are walked. ``lossy_as`` is what msgpack and json give back
+# for the container itself when that is not the declared type.
+SEQUENCES: Final = frozenset(
+    {"builtins.list", "typing.Sequence", "typing.MutableSequence"}
+)
+MAPPINGS: Final = frozenset({"builtins.dict", "typing.Mapping", "typing.MutableMapping"})
+SETS: Final = frozenset(
+    {"builtins.set", "builtins.frozenset", "typing.AbstractSet", "typing.MutableSet"}
+)
+DEQUE: Final = "collections.deque"
+ANY_CLASSES: Final = frozenset({"builtins.object"})
+
+PYDANTIC_MODELS: Final = ("pydantic.main.BaseModel", "pydantic.v1.main.BaseModel")
+PYDANTIC_ROOT_MODEL: Final = "pydantic.root_model.RootModel"
+SECRET_TYPES: Final = frozenset({"pydantic.types.SecretStr", "pydantic.types.SecretBytes"})
+
+# Strict msgpack: classes the serializer decodes without an allowlist entry (RULES.md). Any class not
+# listed that is an Enum, dataclass, NamedTuple, pydantic model or secret needs an entry.
+STRICT_BUILTIN_SAFE: Final = frozenset(
+    {
+        "langchain_core.messages.base.BaseMessage",
+        "langchain_core.documents.base.Document",
+        "langgraph.types.Send",
+        "langgraph.types.Interrupt",
+        "langgraph.types.Command",
+        "langgraph.store.base.Item",
+    }
+)
+# The generic origins whose arguments compile() walks when it derives the allowlist.
+ALLOWLIST_WALKED_ORIGINS: Final = frozenset(
+    {"builtins.list", "builtins.set", "builtins.tuple", "builtins.dict", "collections.deque",
+     "builtins.frozenset"}
+)
+
+# Dict keys (RULES.md, "Dict keys").
+_KEY_AS_STR: Final = "use str keys (str(key))"
+JSON_KEY_RULES: Final[dict[str, Verdict]] = {
+    "builtins.str": OK,
+    "builtins.int": lossy("str", _KEY_AS_STR),
+    "builtins.float": lossy("str", _KEY_AS_STR),
+    "builtins.bool": lossy("str", _KEY_AS_STR),
+}
+MSGPACK_KEY_RULES: Final[dict[str, Verdict]] = {
+    "builtins.str": OK,
+    "builtins.int": OK,
+    "builtins.float": OK,
+    "builtins.bool": OK,
+    "builtins.bytes": OK,
+    "datetime.datetime": lossy("str", "use value.isoformat() as the key"),
+    "datetime.date": lossy("str", "use value.isoformat() as the key"),
+    "uuid.UUID": lossy("str", "use str(value) as the key"),
+}
