@@ -52,7 +52,7 @@ def state_graph_schemas(ctx: FunctionContext) -> tuple[list[TypeInfo], list[Type
     """The checkpointed and the run-scoped schema classes of a ``StateGraph(...)`` call."""
     checkpointed: list[TypeInfo] = []
     run_scoped: list[TypeInfo] = []
-    for name, expr, typ in _arguments(ctx):
+    for name, expr, typ in arguments(ctx):
         if name in CHECKPOINTED_ARGS:
             target = checkpointed
         elif name in RUN_SCOPED_ARGS:
@@ -67,7 +67,7 @@ def state_graph_schemas(ctx: FunctionContext) -> tuple[list[TypeInfo], list[Type
 
 def node_input_schema(ctx: MethodContext) -> TypeInfo | None:
     """The ``input_schema=`` class of an ``add_node(...)`` call."""
-    for name, expr, typ in _arguments(ctx):
+    for name, expr, typ in arguments(ctx):
         if name == "input_schema":
             return schema_class(expr, typ)
     return None
@@ -92,7 +92,7 @@ def graph_type_schemas(graph: Type) -> list[TypeInfo]:
     return found
 
 
-def _arguments(
+def arguments(
     ctx: FunctionContext | MethodContext,
 ) -> list[tuple[str | None, Expression, Type]]:
     """Each actual argument as (the name it binds to, its expression, its type)."""

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from mypy.nodes import ClassDef, MypyFile, TypeInfo
+from mypy.nodes import CallExpr, ClassDef, MemberExpr, MypyFile, RefExpr, TypeInfo
 from mypy.options import Options
 from mypy.checker import TypeChecker
 from mypy.plugin import (
@@ -22,10 +22,11 @@ from mypy.plugin import (
     Plugin,
     ReportConfigContext,
 )
-from mypy.types import Type
+from mypy.types import AnyType, Type, TypeOfAny, get_proper_type
 
 import mypy_lgstate
-from mypy_lgstate import discovery
+from mypy_lgstate import discovery, sites
+from mypy_lgstate import errorcodes as codes
 from mypy_lgstate.allowlist import derive_allowlist
 from mypy_lgstate.config import ConfigError, LGStateConfig, load_config
 from mypy_lgstate.report import report
@@ -38,6 +39,29 @@ __version__ = mypy_lgstate.__version__
 GRAPH_STATE_DECORATOR: Final = "mypy_lgstate.graph_state"
 STATE_GRAPH: Final = "langgraph.graph.state.StateGraph"
 ADD_NODE: Final = "langgraph.graph.state.StateGraph.add_node"
+ADD_SEQUENCE: Final = "langgraph.graph.state.StateGraph.add_sequence"
+# Write sites whose payloads langgraph types as Any: callee -> {parameter: root of the reported path}.
+FUNCTION_WRITE_SITES: Final = {
+    "langgraph.types.Command": {"update": "Command.update", "resume": "Command.resume"},
+    "langgraph.types.Send": {"arg": "Send.arg"},
+    "langgraph.types.interrupt": {"value": "interrupt.value"},
+}
+_GRAPH_INPUTS: Final = {
+    "invoke": {"input": "invoke.input"},
+    "ainvoke": {"input": "ainvoke.input"},
+    "stream": {"input": "stream.input"},
+    "astream": {"input": "astream.input"},
+    "batch": {"inputs": "batch.inputs"},
+    "abatch": {"inputs": "abatch.inputs"},
+    "update_state": {"values": "update_state.values"},
+    "aupdate_state": {"values": "aupdate_state.values"},
+}
+# mypy names a method after the class of the receiver: a compiled StateGraph, or a plain Pregel.
+METHOD_WRITE_SITES: Final = {
+    f"{owner}.{method}": params
+    for owner in ("langgraph.graph.state.CompiledStateGraph", "langgraph.pregel.main.Pregel")
+    for method, params in _GRAPH_INPUTS.items()
+}
 
 _LIBRARY_DIRS: Final = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}", f"{os.sep}typeshed{os.sep}")
 
@@ -61,9 +85,12 @@ class LGStatePlugin(Plugin):
         self._function_hooks: dict[str, Callable[[FunctionContext], Type]] = {
             STATE_GRAPH: self._state_graph,
             GRAPH_STATE_DECORATOR: self._graph_state_decorator,
+            **{name: self._function_write_site for name in FUNCTION_WRITE_SITES},
         }
         self._method_hooks: dict[str, Callable[[MethodContext], Type]] = {
             ADD_NODE: self._add_node,
+            ADD_SEQUENCE: self._add_sequence,
+            **{name: self._graph_input for name in METHOD_WRITE_SITES},
         }
 
     # Dispatch ------------------------------------------------------------------------------------
@@ -96,10 +123,32 @@ class LGStatePlugin(Plugin):
         return ctx.default_return_type
 
     def _add_node(self, ctx: MethodContext) -> Type:
+        graph = discovery.graph_type_schemas(ctx.type)
         schema = discovery.node_input_schema(ctx)
         if schema is not None:
-            graph = discovery.graph_type_schemas(ctx.type)
             self._check_state(ctx, [schema], allowlist_from=[*graph, schema])
+        self._check_nodes(ctx, sites.nodes_of_add_node(ctx))
+        return ctx.default_return_type
+
+    def _add_sequence(self, ctx: MethodContext) -> Type:
+        self._check_nodes(ctx, sites.nodes_of_add_sequence(ctx))
+        return ctx.default_return_type
+
+    def _function_write_site(self, ctx: FunctionContext) -> Type:
+        assert isinstance(ctx.api, TypeChecker) and isinstance(ctx.context, CallExpr)
+        callee = ctx.context.callee
+        params = FUNCTION_WRITE_SITES[callee.fullname] if isinstance(callee, RefExpr) else None
+        if params is None:
+            return ctx.default_return_type
+        # The graph is not known here: a node's declared state parameter stands in for its schema.
+        state = sites.state_schema_of_enclosing_node(ctx.api)
+        self._check_values(ctx, params, allowlist_from=[state] if state is not None else [])
+        return ctx.default_return_type
+
+    def _graph_input(self, ctx: MethodContext) -> Type:
+        assert isinstance(ctx.context, CallExpr) and isinstance(ctx.context.callee, MemberExpr)
+        params = _GRAPH_INPUTS[ctx.context.callee.name]
+        self._check_values(ctx, params, allowlist_from=discovery.graph_type_schemas(ctx.type))
         return ctx.default_return_type
 
     # Checks --------------------------------------------------------------------------------------
@@ -122,6 +171,59 @@ class LGStatePlugin(Plugin):
                 allowed=allowed,
                 configured=self.config.allowed_msgpack_modules,
             )
+
+    def _check_nodes(self, ctx: MethodContext, nodes: list[sites.Node]) -> None:
+        api = ctx.api
+        assert isinstance(api, TypeChecker)
+        schemas = discovery.graph_type_schemas(ctx.type)
+        channels = sites.graph_channels(ctx.type)
+        allowed = self._allowlist(schemas)
+        for node in nodes:
+            ret = sites.node_return_type(node.type, api)
+            if ret is None:
+                continue
+            shape = sites.update_shape(ret, node.name)
+            if shape.untyped:
+                proper = get_proper_type(ret)
+                unannotated = isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated
+                shown = None if unannotated else self.walker.type_name(ret)
+                api.fail(codes.untyped_node_message(node.name, shown), ctx.context, code=codes.UNTYPED_NODE)
+            for path, typ in shape.checked:
+                findings = self.walker.check_value(typ, path)
+                self._record_reads(api, findings)
+                report(api, findings, ctx.context, at_fields=False, allowed=allowed,
+                       configured=self.config.allowed_msgpack_modules)
+            if channels is None:
+                continue
+            names, state = channels
+            for key, update_name in shape.keys:
+                if key not in names:
+                    api.fail(
+                        codes.unknown_key_message(node.name, key, update_name, state),
+                        ctx.context,
+                        code=codes.UNKNOWN_KEY,
+                    )
+
+    def _check_values(
+        self,
+        ctx: FunctionContext | MethodContext,
+        params: dict[str, str],
+        *,
+        allowlist_from: Iterable[TypeInfo],
+    ) -> None:
+        api = ctx.api
+        assert isinstance(api, TypeChecker)
+        allowed = self._allowlist(allowlist_from)
+        for expr, root in sites.call_values(ctx, params):
+            for value in sites.values_of(expr, root, api):
+                if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
+                    continue
+                findings = self.walker.check_value(value.type, value.path)
+                if value.shown is not None:
+                    findings = sites.naming(findings, value.path, self.walker.type_name(value.shown))
+                self._record_reads(api, findings)
+                report(api, findings, value.expr, at_fields=False, allowed=allowed,
+                       configured=self.config.allowed_msgpack_modules)
 
     def _allowlist(self, schemas: Iterable[TypeInfo]) -> frozenset[str] | None:
         """The derived allowlist in strict msgpack mode (``None`` when the mode is off)."""

@@ -1,0 +1,322 @@
+"""Write sites: where values enter a checkpoint other than through a state schema (SPEC section 3).
+
+- Node return types (``add_node`` / ``add_sequence``): declared signatures only.
+- ``Command(update=..., resume=...)``, ``Send(node, arg)``, ``interrupt(value)``, and the inputs of a
+  compiled graph (``invoke`` and friends, ``update_state``). langgraph types these payloads as ``Any``;
+  the plugin checks what the call passes. A display (``{...}``, ``[...]``, ``(...)``, ``{a, b}``) is
+  checked item by item, each by its own inferred type, and reported on the item's own line; any other
+  expression by its type.
+
+Only the call being checked is read (its arguments and the declared signatures they name); the types
+of the call's own arguments come from the checker's type map, where mypy put them a moment before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Final
+
+from mypy.checker import TypeChecker
+from mypy.nodes import (
+    ARG_POS,
+    ARG_STAR,
+    ARG_STAR2,
+    DictExpr,
+    Expression,
+    FuncItem,
+    ListExpr,
+    RefExpr,
+    SetExpr,
+    StrExpr,
+    TupleExpr,
+    TypeInfo,
+)
+from mypy.plugin import FunctionContext, MethodContext
+from mypy.subtypes import find_member
+from mypy.types import (
+    AnyType,
+    CallableType,
+    Instance,
+    NoneType,
+    Overloaded,
+    ProperType,
+    Type,
+    TypedDictType,
+    TupleType,
+    TypeOfAny,
+    UninhabitedType,
+    UnionType,
+    get_proper_type,
+)
+
+from mypy_lgstate import discovery
+from mypy_lgstate.walker import Findings, model_fields
+
+RUNNABLE: Final = "langchain_core.runnables.base.Runnable"
+COMMAND: Final = "langgraph.types.Command"
+_AWAITABLES: Final = {"typing.Coroutine": 2, "typing.Awaitable": 0}
+
+
+# Node return types ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Node:
+    """A callable registered as a node: its name and its type."""
+
+    name: str
+    type: Type
+
+
+def nodes_of_add_node(ctx: MethodContext) -> list[Node]:
+    """``add_node("name", fn)`` or ``add_node(fn)``."""
+    node_arg: tuple[Expression, Type] | None = None
+    action_arg: tuple[Expression, Type] | None = None
+    for name, expr, typ in discovery.arguments(ctx):
+        if name == "node":
+            node_arg = (expr, typ)
+        elif name == "action":
+            action_arg = (expr, typ)
+    if node_arg is None:
+        return []
+    if action_arg is not None:
+        label = node_arg[0].value if isinstance(node_arg[0], StrExpr) else _expr_name(action_arg[0])
+        return [Node(label, action_arg[1])]
+    return [Node(_expr_name(node_arg[0]), node_arg[1])]
+
+
+def nodes_of_add_sequence(ctx: MethodContext) -> list[Node]:
+    """``add_sequence([fn, ("name", fn), ...])``: read from the display, item by item."""
+    assert isinstance(ctx.api, TypeChecker)
+    found: list[Node] = []
+    for _, expr, _ in discovery.arguments(ctx):
+        if not isinstance(expr, (ListExpr, TupleExpr)):
+            continue
+        for item in expr.items:
+            if isinstance(item, TupleExpr) and len(item.items) == 2:
+                label_expr, fn = item.items
+                label = label_expr.value if isinstance(label_expr, StrExpr) else _expr_name(fn)
+            else:
+                label, fn = _expr_name(item), item
+            fn_type = ctx.api.lookup_type_or_none(fn)
+            if fn_type is not None:
+                found.append(Node(label, fn_type))
+    return found
+
+
+def _expr_name(expr: Expression) -> str:
+    return expr.name if isinstance(expr, RefExpr) else "<node>"
+
+
+def node_return_type(node_type: Type, api: TypeChecker) -> Type | None:
+    """The declared return type of a node callable (coroutines unwrapped); ``None`` when the node is
+    a Runnable, a prebuilt node or a compiled subgraph, or its type is unknown."""
+    proper = get_proper_type(node_type)
+    if isinstance(proper, Overloaded):
+        proper = proper.items[0]
+    if isinstance(proper, Instance):
+        if proper.type.has_base(RUNNABLE):
+            return None
+        if proper.type.fullname == "functools.partial" and proper.args:
+            return _unwrap_awaitable(proper.args[0])
+        call = find_member("__call__", proper, proper)
+        if call is None:
+            return None
+        proper = get_proper_type(call)
+    if not isinstance(proper, CallableType) or proper.is_type_obj():
+        return None
+    return _unwrap_awaitable(proper.ret_type)
+
+
+def _unwrap_awaitable(ret: Type) -> Type:
+    proper = get_proper_type(ret)
+    if isinstance(proper, Instance) and proper.type.fullname in _AWAITABLES:
+        index = _AWAITABLES[proper.type.fullname]
+        if len(proper.args) > index:
+            return proper.args[index]
+    return ret
+
+
+@dataclass(frozen=True)
+class UpdateShape:
+    """What a node's declared return type says it writes."""
+
+    checked: list[tuple[str, Type]]  # (path, type) pairs to walk
+    keys: list[tuple[str, str]]  # (key, name of the update type) to match against the channels
+    untyped: bool
+
+
+def update_shape(ret: Type, node: str) -> UpdateShape:
+    checked: list[tuple[str, Type]] = []
+    keys: list[tuple[str, str]] = []
+    untyped = False
+    for part in _union_items(get_proper_type(ret)):
+        if isinstance(part, (NoneType,)) or (
+            isinstance(part, Instance) and part.type.fullname == COMMAND
+        ):
+            continue
+        if isinstance(part, AnyType):
+            untyped = True
+        elif isinstance(part, TypedDictType):
+            update_name = part.fallback.type.name
+            for key, item in part.items.items():
+                checked.append((f"{node}().{key}", item))
+                keys.append((key, update_name))
+        elif isinstance(part, Instance) and discovery.is_schema(part.type):
+            for key, var, _ in model_fields(part.type):
+                assert var.type is not None
+                checked.append((f"{node}().{key}", var.type))
+                keys.append((key, part.type.name))
+        elif isinstance(part, Instance) and part.type.fullname in _MAPPINGS:
+            value = get_proper_type(part.args[1]) if len(part.args) == 2 else None
+            if value is None or isinstance(value, AnyType):
+                untyped = True
+            else:
+                checked.append((f"{node}(){{}}", value))
+    return UpdateShape(checked, keys, untyped)
+
+
+_MAPPINGS: Final = frozenset({"builtins.dict", "typing.Mapping", "typing.MutableMapping"})
+
+
+def _union_items(typ: ProperType) -> Iterator[ProperType]:
+    if isinstance(typ, UnionType):
+        for item in typ.items:
+            yield from _union_items(get_proper_type(item))
+    else:
+        yield typ
+
+
+def graph_channels(graph: Type) -> tuple[frozenset[str], str] | None:
+    """The channel names of a ``StateGraph[S, C, I, O]`` and the state schema's name; ``None`` when
+    the schemas are not known classes."""
+    schemas = discovery.graph_type_schemas(graph)
+    if not schemas:
+        return None
+    names: set[str] = set()
+    for info in schemas:
+        names.update(schema_keys(info))
+    return frozenset(names), schemas[0].name
+
+
+def schema_keys(info: TypeInfo) -> list[str]:
+    if info.typeddict_type is not None:
+        return list(info.typeddict_type.items)
+    return [name for name, _, _ in model_fields(info)]
+
+
+def state_schema_of_enclosing_node(api: TypeChecker) -> TypeInfo | None:
+    """The declared type of the first parameter of the function being checked, when it is a schema
+    class: the state a node reads, used to approximate the graph's derived strict allowlist."""
+    func = api.scope.current_function()
+    if not isinstance(func, FuncItem) or not isinstance(func.type, CallableType):
+        return None
+    for kind, arg_type in zip(func.type.arg_kinds, func.type.arg_types):
+        if kind != ARG_POS:
+            continue
+        proper = get_proper_type(arg_type)
+        if isinstance(proper, TypedDictType):
+            return proper.fallback.type
+        if isinstance(proper, Instance) and discovery.is_schema(proper.type):
+            return proper.type
+        return None
+    return None
+
+
+# Write-site values ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Value:
+    """One value to check at a write site: its path, the expression it came from, and its type."""
+
+    path: str
+    expr: Expression
+    type: Type
+    shown: Type | None = None  # the type to name in messages, when ``type`` is a hollow container
+
+
+def values_of(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
+    """The values inside ``expr``: the items of displays (recursively), else the expression itself.
+
+    A set or tuple display is also a value of its own (JSON has no set; a tuple comes back as a
+    list): it is checked as a "hollow" container, without its items, which are checked one by one.
+    Likewise a dict display's non-str keys.
+    """
+    if isinstance(expr, DictExpr):
+        for key, value in expr.items:
+            if key is None:  # ``**other``: checked by its type
+                yield from _typed(value, f"{path}{{**}}", api)
+            elif isinstance(key, StrExpr):
+                yield from values_of(value, f'{path}["{key.value}"]', api)
+            else:
+                key_type = api.lookup_type_or_none(key)
+                if key_type is not None:
+                    hollow = api.named_generic_type("builtins.dict", [key_type, UninhabitedType()])
+                    yield Value(path, key, hollow, api.lookup_type_or_none(expr))
+                yield from values_of(value, path + "{}", api)
+    elif isinstance(expr, (ListExpr, TupleExpr, SetExpr)):
+        container = api.lookup_type_or_none(expr)
+        if container is not None and not isinstance(expr, ListExpr):
+            yield Value(path, expr, _hollow(container), container)
+        for index, item in enumerate(expr.items):
+            yield from values_of(item, f"{path}[{index}]", api)
+    else:
+        yield from _typed(expr, path, api)
+
+
+def _hollow(container: Type) -> Type:
+    """``container`` with its item types emptied: the walker then judges the container alone."""
+    proper = get_proper_type(container)
+    if isinstance(proper, TupleType):
+        return proper.copy_modified(items=[UninhabitedType() for _ in proper.items])
+    if isinstance(proper, Instance):
+        return proper.copy_modified(args=[UninhabitedType() for _ in proper.args])
+    return container
+
+
+def _typed(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
+    typ = api.lookup_type_or_none(expr)
+    if typ is not None:
+        yield Value(path, expr, typ)
+
+
+def call_values(
+    ctx: FunctionContext | MethodContext, wanted: dict[str, str]
+) -> Iterator[tuple[Expression, str]]:
+    """The argument expressions of the call bound to the parameter names in ``wanted``, each with the
+    root of its path (``{"update": "Command.update"}``)."""
+    for formal, kinds, exprs in zip(ctx.callee_arg_names, ctx.arg_kinds, ctx.args):
+        if formal not in wanted:
+            continue
+        for kind, expr in zip(kinds, exprs):
+            if kind in (ARG_STAR, ARG_STAR2):
+                continue  # ``*args`` / ``**kwargs`` at the call: not a value we can place
+            yield expr, wanted[formal]
+
+
+def is_unchecked(typ: Type) -> bool:
+    """A value whose type says nothing (``Any`` from an untyped source): nothing to report."""
+    proper = get_proper_type(typ)
+    return isinstance(proper, AnyType) and proper.type_of_any != TypeOfAny.explicit
+
+
+def is_control_object(typ: Type) -> bool:
+    """``Command`` / ``Send`` given as a graph input or inside an update: LangGraph acts on them, and
+    their own construction is the write site that gets checked."""
+    proper = get_proper_type(typ)
+    return isinstance(proper, Instance) and proper.type.fullname in _CONTROL_OBJECTS
+
+
+_CONTROL_OBJECTS: Final = frozenset({COMMAND, "langgraph.types.Send"})
+
+
+def naming(findings: Findings, path: str, type_name: str) -> Findings:
+    """``findings`` with the problems found at ``path`` itself naming ``type_name``: a hollow
+    container is reported under the type of the display it stands for."""
+    problems = tuple(
+        replace(problem, type_name=type_name) if problem.path == path else problem
+        for problem in findings.problems
+    )
+    return replace(findings, problems=problems)
