@@ -218,7 +218,11 @@ class LGStatePlugin(Plugin):
             for value in sites.values_of(expr, root, api):
                 if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
                     continue
-                findings = self.walker.check_value(value.type, value.path)
+                schema = sites.channels_schema(value, root)
+                if schema is not None:  # a model or dataclass whose fields update the channels
+                    findings = self.walker.check_state_class(schema)
+                else:
+                    findings = self.walker.check_value(value.type, value.path)
                 if value.shown is not None:
                     findings = sites.naming(findings, value.path, self.walker.type_name(value.shown))
                 self._record_reads(api, findings)

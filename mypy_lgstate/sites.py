@@ -254,7 +254,9 @@ def values_of(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
                 key_type = api.lookup_type_or_none(key)
                 if key_type is not None:
                     hollow = api.named_generic_type("builtins.dict", [key_type, UninhabitedType()])
-                    yield Value(path, key, hollow, api.lookup_type_or_none(expr))
+                    item_type = api.lookup_type_or_none(value) or AnyType(TypeOfAny.special_form)
+                    shown = api.named_generic_type("builtins.dict", [key_type, item_type])
+                    yield Value(path, key, hollow, shown)
                 yield from values_of(value, path + "{}", api)
     elif isinstance(expr, (ListExpr, TupleExpr, SetExpr)):
         container = api.lookup_type_or_none(expr)
@@ -320,3 +322,25 @@ def naming(findings: Findings, path: str, type_name: str) -> Findings:
         for problem in findings.problems
     )
     return replace(findings, problems=problems)
+
+
+# Roots whose top-level value updates the graph's channels one field at a time (a model or dataclass
+# given there is read field by field, not stored whole); ``inputs`` roots hold a list of such values.
+CHANNEL_ROOTS: Final = frozenset(
+    {"Command.update", "invoke.input", "ainvoke.input", "stream.input", "astream.input",
+     "update_state.values", "aupdate_state.values", "batch.inputs", "abatch.inputs"}
+)
+
+
+def channels_schema(value: Value, root: str) -> TypeInfo | None:
+    """The model or dataclass class of ``value`` when it stands where LangGraph reads its fields as
+    channel updates (``Command(update=State(...))``, ``graph.invoke(State(...))``)."""
+    if root not in CHANNEL_ROOTS:
+        return None
+    top_level = value.path == root or (
+        root.endswith(".inputs") and value.path[len(root):].strip("[]").isdigit()
+    )
+    proper = get_proper_type(value.type)
+    if top_level and isinstance(proper, Instance) and discovery.is_schema(proper.type):
+        return proper.type
+    return None
