@@ -7,6 +7,7 @@ is done by ``discovery`` (where state is declared), ``walker`` (what the seriali
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -78,7 +79,10 @@ class LGStatePlugin(Plugin):
         sys.modules[__name__].__dict__["__version__"] = f"{mypy_lgstate.__version__}+{self.config.digest()}"
         self.walker = Walker(self.config, options)
         self._strict = self.config.profile == "msgpack" and self.config.strict_msgpack
-        self._state_class_names = frozenset(self.config.state_classes)
+        self._state_classes_by_module: dict[str, list[str]] = {}
+        for fullname in self.config.state_classes:
+            module, _, name = fullname.rpartition(".")
+            self._state_classes_by_module.setdefault(module, []).append(name)
         # Modules whose classes a check in module M read, by M: returned to mypy as M's indirect
         # dependencies once M is checked, so that an edit to them rechecks M.
         self._read_modules: dict[str, set[str]] = {}
@@ -108,6 +112,11 @@ class LGStatePlugin(Plugin):
         return self.config.to_data()
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
+        # Called once a module is checked: the one moment a class named in ``state_classes`` can
+        # be checked in its own module, whatever else uses it.
+        names = self._state_classes_by_module.get(file.fullname)
+        if names:
+            self._check_configured_state_classes(file, names)
         return self._read_modules.pop(file.fullname, set())
 
     # Hooks ---------------------------------------------------------------------------------------
@@ -171,6 +180,21 @@ class LGStatePlugin(Plugin):
                 allowed=allowed,
                 configured=self.config.allowed_msgpack_modules,
             )
+
+    def _check_configured_state_classes(self, file: MypyFile, names: list[str]) -> None:
+        infos = [
+            sym.node
+            for sym in map(file.names.get, names)
+            if sym is not None and isinstance(sym.node, TypeInfo) and discovery.is_schema(sym.node)
+        ]
+        checker = _checker_of(file, self._modules) if infos else None
+        if checker is None:
+            return
+        for info in infos:
+            findings = self.walker.check_state_class(info)
+            self._record_reads(checker, findings)
+            report(checker, findings, info, allowed=self._allowlist([info]),
+                   configured=self.config.allowed_msgpack_modules)
 
     def _check_nodes(self, ctx: MethodContext, nodes: list[sites.Node]) -> None:
         api = ctx.api
@@ -242,6 +266,20 @@ class LGStatePlugin(Plugin):
         module = api.tree.fullname
         reads = self._read_modules.setdefault(module, set())
         reads.update(mod for mod, _ in findings.touched if mod != module)
+
+
+def _checker_of(file: MypyFile, modules: object) -> TypeChecker | None:
+    """The type checker that has just checked ``file``.
+
+    mypy hands ``get_additional_indirect_deps`` only the file. Its checker is still alive then (and
+    set to report into that file), and it refers to the build's module table, which mypy gave this
+    plugin through ``set_modules``: it is found among the referrers of that table. This runs only for
+    modules that define a class named in ``state_classes``.
+    """
+    for referrer in gc.get_referrers(modules):
+        if isinstance(referrer, TypeChecker) and referrer.tree is file:
+            return referrer
+    return None
 
 
 def plugin(version: str) -> type[LGStatePlugin]:
