@@ -10,11 +10,13 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from mypy.nodes import CallExpr, ClassDef, MemberExpr, MypyFile, RefExpr, TypeInfo
+from mypy.nodes import CallExpr, ClassDef, FuncDef, MemberExpr, MypyFile, RefExpr, TypeInfo
 from mypy.options import Options
+from mypy.server.trigger import make_trigger, make_wildcard_trigger
 from mypy.checker import TypeChecker
 from mypy.plugin import (
     CheckerPluginInterface,
@@ -76,7 +78,13 @@ class LGStatePlugin(Plugin):
             # One line, like mypy's own configuration errors, and no traceback.
             print(error, file=sys.stderr)
             raise SystemExit(2) from None
-        sys.modules[__name__].__dict__["__version__"] = f"{mypy_lgstate.__version__}+{self.config.digest()}"
+        global __version__
+        __version__ = f"{mypy_lgstate.__version__}+{self.config.digest()}"
+        # dmypy keeps checking with the plugin object of its first build, but makes a new one on
+        # every run: that is the moment to drop verdicts memoized from classes edited since.
+        for earlier in _LIVE_PLUGINS:
+            earlier.walker.forget()
+        _LIVE_PLUGINS.add(self)
         self.walker = Walker(self.config, options)
         self._strict = self.config.profile == "msgpack" and self.config.strict_msgpack
         self._state_classes_by_module: dict[str, list[str]] = {}
@@ -262,10 +270,25 @@ class LGStatePlugin(Plugin):
         return derive_allowlist(discovery.schema_type(info) for info in schemas)
 
     def _record_reads(self, api: CheckerPluginInterface, findings: Findings) -> None:
+        """Tell mypy which classes this check read, so that an edit to one rechecks this module:
+        as indirect module dependencies (incremental runs), and as fine-grained triggers on the
+        classes for the code being checked (the daemon)."""
         assert isinstance(api, TypeChecker)
-        module = api.tree.fullname
-        reads = self._read_modules.setdefault(module, set())
-        reads.update(mod for mod, _ in findings.touched if mod != module)
+        tree = api.tree
+        function = api.scope.top_level_function()
+        target = function.fullname if isinstance(function, FuncDef) else tree.fullname
+        reads = self._read_modules.setdefault(tree.fullname, set())
+        for module, fullname in findings.touched:
+            if module == "builtins":
+                continue
+            if module != tree.fullname:
+                reads.add(module)
+            # The class itself changed (a TypedDict's items), or one of its members did.
+            for trigger in (make_trigger(fullname), make_wildcard_trigger(fullname)):
+                tree.plugin_deps.setdefault(trigger, set()).add(target)
+
+
+_LIVE_PLUGINS: weakref.WeakSet[LGStatePlugin] = weakref.WeakSet()
 
 
 def _checker_of(file: MypyFile, modules: object) -> TypeChecker | None:

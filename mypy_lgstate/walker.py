@@ -197,6 +197,10 @@ class Walker:
         """A value written at a write site (a node update, ``Send``, ``interrupt``, ...)."""
         return self._walk(typ, in_model_value=False).under(path)
 
+    def forget(self) -> None:
+        """Drop the memoized class verdicts: the classes may have changed since (a daemon update)."""
+        self._class_memo.clear()
+
     def type_name(self, typ: Type) -> str:
         return format_type_bare(typ, self.options)
 
