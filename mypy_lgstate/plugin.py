@@ -70,6 +70,8 @@ _LIBRARY_DIRS: Final = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-package
 
 
 class LGStatePlugin(Plugin):
+    walker: Walker
+
     def __init__(self, options: Options) -> None:
         super().__init__(options)
         try:

@@ -26,7 +26,8 @@ from mypy.nodes import (
     Expression,
     FuncItem,
     ListExpr,
-    RefExpr,
+    MemberExpr,
+    NameExpr,
     SetExpr,
     StrExpr,
     TupleExpr,
@@ -106,7 +107,7 @@ def nodes_of_add_sequence(ctx: MethodContext) -> list[Node]:
 
 
 def _expr_name(expr: Expression) -> str:
-    return expr.name if isinstance(expr, RefExpr) else "<node>"
+    return expr.name if isinstance(expr, (NameExpr, MemberExpr)) else "<node>"
 
 
 def node_return_type(node_type: Type, api: TypeChecker) -> Type | None:
