@@ -1,0 +1,295 @@
+"""Compare the speed and peak memory of mypy with and without the mypy-lgstate plugin.
+
+    python benchmarks/run.py [--modules 500] [--repeat N] [--python PATH] [--quick]
+
+Generates a synthetic LangGraph application (see generate.py), writes two mypy configurations
+that differ only in ``plugins = ...`` and in their cache directory, and then runs plain mypy and
+mypy with the plugin alternately (A/B/A/B...) so that machine noise hits both alike. Three
+scenarios are measured: a cold run (no cache), a warm run with no change, and a warm run after an
+edit of one widely imported state module. For each one it prints the median wall time of each
+configuration, the median of the per-pair ratios plugin / plain (and the same ratio of CPU time,
+as a cross-check on a busy machine), and the ratio for peak memory (RSS of the mypy process),
+followed by a verdict against the project's targets.
+
+POSIX only (it uses os.wait4 to read the peak RSS of each mypy process). Standard library only;
+mypy itself runs in the interpreter given by --python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import generate
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_WORKDIR = REPO_ROOT / "benchmarks" / "_work"
+DEFAULT_PLUGIN = "mypy_lgstate.plugin"
+# Maximum ratios plugin / plain, from the issue that asked for this benchmark.
+COLD_TARGET = 1.03
+WARM_TARGET = 1.05
+EDIT_TARGET = 1.05
+MEMORY_TARGET = 1.03  # peak RSS, in every scenario
+QUICK_MODULES = 60
+TARGET_MODULES = 500  # the targets are stated for apps of at least this many modules
+# Adding a public name changes the module's interface, so mypy also rechecks every module that
+# depends on it, which is what a real edit of a shared state module costs.
+EDIT_SUFFIX = "\n\n# Appended by benchmarks/run.py (one-module edit).\nBENCHMARK_EDIT_MARKER = 1\n"
+# Environment variables removed for mypy. mypy lets the first two override the config file, which
+# could make both configurations share one cache or run differently. Without bytecode caching, every
+# run with the plugin would compile the plugin's source again, a cost no installed plugin has.
+REMOVED_ENV_VARS = ("MYPY_CACHE_DIR", "MYPY_NUM_WORKERS", "PYTHONDONTWRITEBYTECODE")
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    name: str  # "plain" or "plugin"
+    config_file: Path
+    cache_dir: Path
+
+
+@dataclasses.dataclass(frozen=True)
+class Sample:
+    seconds: float  # wall time
+    cpu_seconds: float  # user + system time of mypy: barely affected by other load on the machine
+    peak_mib: float
+    exit_code: int
+    output: str
+
+
+@dataclasses.dataclass
+class Scenario:
+    label: str
+    time_target: float
+    plain: list[Sample] = dataclasses.field(default_factory=list)
+    plugin: list[Sample] = dataclasses.field(default_factory=list)  # plugin[i] ran right after plain[i]
+
+    def add(self, config: Config, sample: Sample, repetition: int, repeat: int) -> None:
+        (self.plain if config.name == "plain" else self.plugin).append(sample)
+        print(
+            f"  {self.label} {repetition + 1}/{repeat} {config.name:<6} "
+            f"{sample.seconds:7.2f} s (cpu {sample.cpu_seconds:6.2f} s) {sample.peak_mib:7.1f} MiB",
+            flush=True,
+        )
+
+    def ratio(self, measure: Callable[[Sample], float]) -> float:
+        # Ratios within a pair, then the median: adjacent runs share the machine's state, so
+        # per-pair ratios cancel slow drifts that a ratio of the two medians would keep.
+        return statistics.median(measure(b) / measure(a) for a, b in zip(self.plain, self.plugin))
+
+
+def seconds(sample: Sample) -> float:
+    return sample.seconds
+
+
+def cpu_seconds(sample: Sample) -> float:
+    return sample.cpu_seconds
+
+
+def peak_mib(sample: Sample) -> float:
+    return sample.peak_mib
+
+
+class MypyRunner:
+    """Runs mypy on the generated app and measures each run on its own."""
+
+    def __init__(self, python: str, app: generate.GeneratedApp) -> None:
+        self.python = python
+        self.app = app
+        self.env = {key: value for key, value in os.environ.items() if key not in REMOVED_ENV_VARS}
+        # Import the plugin from this checkout even if the project is not installed. Both
+        # configurations get the same environment, so this does not favour either.
+        python_path = [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]
+        self.env["PYTHONPATH"] = os.pathsep.join(filter(None, python_path))
+
+    def run(self, config: Config) -> Sample:
+        command = [self.python, "-m", "mypy", "--config-file", str(config.config_file), self.app.package_dir.name]
+        # Output goes to a file rather than a pipe: nothing has to read it while we wait.
+        with tempfile.TemporaryFile() as output:
+            start = time.perf_counter()
+            process = subprocess.Popen(
+                command, cwd=self.app.root, env=self.env, stdout=output, stderr=subprocess.STDOUT
+            )
+            # wait4 returns the resource usage of this one child, whereas
+            # getrusage(RUSAGE_CHILDREN) would give the maximum over every child so far.
+            _, status, usage = os.wait4(process.pid, 0)
+            elapsed = time.perf_counter() - start
+            process.returncode = os.waitstatus_to_exitcode(status)  # tell Popen it has been reaped
+            output.seek(0)
+            text = output.read().decode(errors="replace")
+        cpu = usage.ru_utime + usage.ru_stime
+        return Sample(elapsed, cpu, _max_rss_to_mib(usage.ru_maxrss), process.returncode, text)
+
+    def checked_run(self, config: Config) -> Sample:
+        """Run, and stop the benchmark if mypy failed: timing a crash would be meaningless."""
+        sample = self.run(config)
+        # Exit code 1 means "found errors", which the plugin is expected to do; plain mypy must
+        # find none, since the app is generated to type-check cleanly.
+        allowed = (0, 1) if config.name == "plugin" else (0,)
+        if sample.exit_code not in allowed:
+            sys.exit(f"{config.name} mypy exited with {sample.exit_code}:\n{sample.output}")
+        return sample
+
+
+def _max_rss_to_mib(max_rss: int) -> float:
+    # ru_maxrss is in bytes on macOS and in KiB on Linux and the BSDs.
+    return max_rss / (1024 * 1024 if sys.platform == "darwin" else 1024)
+
+
+def write_configs(workdir: Path, plugin: str) -> tuple[Config, Config]:
+    configs = []
+    for name, extra in (("plain", ""), ("plugin", f"plugins = {plugin}\n")):
+        cache_dir = workdir / f"cache-{name}"
+        config_file = workdir / f"mypy-{name}.ini"
+        config_file.write_text(
+            f"# Written by benchmarks/run.py; the two files differ only in the plugin and the cache.\n"
+            f"[mypy]\nstrict = True\ncache_dir = {cache_dir}\n{extra}"
+        )
+        configs.append(Config(name, config_file, cache_dir))
+    return configs[0], configs[1]
+
+
+def bench_cold(runner: MypyRunner, configs: tuple[Config, Config], repeat: int) -> Scenario:
+    scenario = Scenario("cold", COLD_TARGET)
+    for repetition in range(repeat):
+        for config in configs:
+            shutil.rmtree(config.cache_dir, ignore_errors=True)
+            scenario.add(config, runner.checked_run(config), repetition, repeat)
+    return scenario
+
+
+def bench_warm(runner: MypyRunner, configs: tuple[Config, Config], repeat: int) -> Scenario:
+    scenario = Scenario("warm no-change", WARM_TARGET)
+    for config in configs:
+        runner.checked_run(config)  # make sure the cache is complete and up to date
+    for repetition in range(repeat):
+        for config in configs:
+            scenario.add(config, runner.checked_run(config), repetition, repeat)
+    return scenario
+
+
+def bench_edit(runner: MypyRunner, configs: tuple[Config, Config], repeat: int, target: Path) -> Scenario:
+    scenario = Scenario("one-module edit", EDIT_TARGET)
+    original = target.read_text()
+    for config in configs:
+        runner.checked_run(config)
+    for repetition in range(repeat):
+        for config in configs:
+            target.write_text(original + EDIT_SUFFIX)
+            try:
+                sample = runner.checked_run(config)
+            finally:
+                target.write_text(original)
+            scenario.add(config, sample, repetition, repeat)
+            # Bring this cache back to the unedited app (unmeasured), so that every measured run
+            # rechecks the same modules.
+            runner.checked_run(config)
+    return scenario
+
+
+def plugin_source_digest(plugin: str) -> str:
+    """A hash of the plugin's source in this checkout (or of its file, for a path)."""
+    files = [Path(plugin)] if plugin.endswith(".py") else sorted((REPO_ROOT / plugin.split(".")[0]).rglob("*.py"))
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def _median(samples: list[Sample], measure: Callable[[Sample], float]) -> float:
+    return statistics.median(measure(sample) for sample in samples)
+
+
+def report(scenarios: list[Scenario], modules: int) -> None:
+    print()
+    print(
+        f"{'scenario':<16} {'plain s':>8} {'plugin s':>9} {'ratio':>6} {'target':>7} {'cpu ratio':>9}   "
+        f"{'plain MiB':>9} {'plugin MiB':>10} {'mem ratio':>9}"
+    )
+    failures = []
+    for scenario in scenarios:
+        time_ratio = scenario.ratio(seconds)
+        memory = scenario.ratio(peak_mib)
+        print(
+            f"{scenario.label:<16} {_median(scenario.plain, seconds):8.2f} "
+            f"{_median(scenario.plugin, seconds):9.2f} {time_ratio:6.3f} {scenario.time_target:7.2f} "
+            f"{scenario.ratio(cpu_seconds):9.3f}   "
+            f"{_median(scenario.plain, peak_mib):9.1f} {_median(scenario.plugin, peak_mib):10.1f} "
+            f"{memory:9.3f}"
+        )
+        if time_ratio > scenario.time_target:
+            failures.append(f"{scenario.label} time {time_ratio:.3f} > {scenario.time_target}")
+        if memory > MEMORY_TARGET:
+            failures.append(f"{scenario.label} memory {memory:.3f} > {MEMORY_TARGET}")
+    print()
+    caveat = ""
+    if modules < TARGET_MODULES:
+        caveat = f" (only {modules} modules; the targets are for {TARGET_MODULES} or more: indicative only)"
+    if failures:
+        print(f"verdict: FAIL - {'; '.join(failures)}{caveat}")
+    else:
+        print(f"verdict: PASS - every time ratio and memory ratio (<= {MEMORY_TARGET}) within target{caveat}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--modules", type=int, help=f"modules to generate (default {TARGET_MODULES}; {QUICK_MODULES} with --quick)"
+    )
+    parser.add_argument("--repeat", type=int, help="pairs per scenario (default 3 cold, 5 warm; 1 with --quick)")
+    parser.add_argument("--python", default=sys.executable, help="interpreter whose mypy to run (default: this one)")
+    parser.add_argument("--plugin", default=DEFAULT_PLUGIN, help=f"plugins= entry (default {DEFAULT_PLUGIN})")
+    parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="where the app, configs and caches go")
+    parser.add_argument("--seed", type=int, default=0, help="seed for the generated app (default 0)")
+    parser.add_argument("--quick", action="store_true", help="smoke test: a small app and one pair per scenario")
+    args = parser.parse_args()
+    # mypy reads a plugin path relative to the config file, which lives in the work directory.
+    plugin = str(Path(args.plugin).resolve()) if args.plugin.endswith(".py") else args.plugin
+    modules = args.modules or (QUICK_MODULES if args.quick else TARGET_MODULES)
+    cold_repeat = args.repeat or (1 if args.quick else 3)
+    warm_repeat = args.repeat or (1 if args.quick else 5)
+
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    # Regenerated every time: cheap, and it undoes an edit left behind by an interrupted run.
+    app = generate.generate(args.workdir, modules, args.seed)
+    configs = write_configs(args.workdir, plugin)
+    runner = MypyRunner(args.python, app)
+    version = subprocess.run([args.python, "-m", "mypy", "--version"], capture_output=True, text=True)
+    if version.returncode != 0:
+        sys.exit(f"cannot run mypy with {args.python}:\n{version.stderr}")
+    print(f"{version.stdout.strip()} on {args.python}; plugin {plugin}")
+    print(f"app: {app.module_count} modules in {app.package_dir}, {app.bad_field_count} checkpoint-unsafe fields")
+    print(f"edit target: {app.edit_target.relative_to(app.root)}; pairs: cold {cold_repeat}, warm {warm_repeat}")
+
+    source_digest = plugin_source_digest(plugin)
+    # One unmeasured cold run each: fills the OS file cache and compiles the plugin's bytecode
+    # before anything is timed, and checks that both configurations work.
+    for config in configs:
+        shutil.rmtree(config.cache_dir, ignore_errors=True)
+        sample = runner.checked_run(config)
+        errors = sum(": error:" in line for line in sample.output.splitlines())
+        print(f"{config.name} mypy: exit code {sample.exit_code}, {errors} errors")
+
+    scenarios = [
+        bench_cold(runner, configs, cold_repeat),
+        bench_warm(runner, configs, warm_repeat),
+        bench_edit(runner, configs, warm_repeat, app.edit_target),
+    ]
+    report(scenarios, app.module_count)
+    if plugin_source_digest(plugin) != source_digest:
+        # mypy then invalidates the plugin configuration's whole cache, so some runs did far more work.
+        print("warning: the plugin's source changed while the benchmark ran; rerun on an unchanging checkout")
+
+
+if __name__ == "__main__":
+    main()
