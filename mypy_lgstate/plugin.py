@@ -254,7 +254,9 @@ class LGStatePlugin(Plugin):
                     continue
                 schema = sites.channels_schema(value, root)
                 if schema is not None:  # a model or dataclass whose fields update the channels
-                    findings = self.walker.check_state_class(schema)
+                    findings = sites.rerooted(
+                        self.walker.check_state_class(schema), schema.name, value.path
+                    )
                 else:
                     findings = self.walker.check_value(value.type, value.path)
                 if value.shown is not None:

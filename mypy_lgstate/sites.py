@@ -315,16 +315,6 @@ def is_control_object(typ: Type) -> bool:
 _CONTROL_OBJECTS: Final = frozenset({COMMAND, "langgraph.types.Send"})
 
 
-def naming(findings: Findings, path: str, type_name: str) -> Findings:
-    """``findings`` with the problems found at ``path`` itself naming ``type_name``: a hollow
-    container is reported under the type of the display it stands for."""
-    problems = tuple(
-        replace(problem, type_name=type_name) if problem.path == path else problem
-        for problem in findings.problems
-    )
-    return replace(findings, problems=problems)
-
-
 # Roots whose top-level value updates the graph's channels one field at a time (a model or dataclass
 # given there is read field by field, not stored whole); ``inputs`` roots hold a list of such values.
 CHANNEL_ROOTS: Final = frozenset(
@@ -345,3 +335,26 @@ def channels_schema(value: Value, root: str) -> TypeInfo | None:
     if top_level and isinstance(proper, Instance) and discovery.is_schema(proper.type):
         return proper.type
     return None
+
+
+def naming(findings: Findings, path: str, type_name: str) -> Findings:
+    """``findings`` with the problems found at ``path`` itself naming ``type_name``: a hollow
+    container is reported under the type of the display it stands for."""
+    problems = tuple(
+        replace(problem, type_name=type_name) if problem.path == path else problem
+        for problem in findings.problems
+    )
+    return replace(findings, problems=problems)
+
+
+def rerooted(findings: Findings, old_root: str, new_root: str) -> Findings:
+    """``findings`` with their paths starting at ``new_root`` instead of ``old_root``."""
+
+    def moved(path: str) -> str:
+        return new_root + path[len(old_root):] if path.startswith(old_root) else path
+
+    return replace(
+        findings,
+        problems=tuple(replace(p, path=moved(p.path)) for p in findings.problems),
+        user_classes=tuple(replace(c, path=moved(c.path)) for c in findings.user_classes),
+    )
