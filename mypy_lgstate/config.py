@@ -59,19 +59,21 @@ def load_config(config_file: str | None) -> LGStateConfig:
     if not config_file or not os.path.isfile(config_file):
         return LGStateConfig()
     display = os.path.relpath(config_file) if not os.path.isabs(config_file) else config_file
-    if config_file.endswith(".toml"):
+    if config_file.lower().endswith(".toml"):  # mypy's own test (config_parser.is_toml)
         with open(config_file, "rb") as f:
             try:
                 data = tomllib.load(f)
             except tomllib.TOMLDecodeError:
                 return LGStateConfig()  # mypy has already reported an unreadable file
-        section = data.get("tool", {}).get("mypy_lgstate")
+        tool = data.get("tool")
+        section = tool.get("mypy_lgstate") if isinstance(tool, dict) else None
         if section is None:
             return LGStateConfig()
         if not isinstance(section, dict):
             _fail(display, TOML_SECTION, None, "must be a table")
         return _build(display, TOML_SECTION, section, from_ini=False)
-    parser = configparser.ConfigParser()
+    # Raw, as mypy reads its own sections: a "%" in a value is not an interpolation.
+    parser = configparser.RawConfigParser()
     try:
         parser.read(config_file)
     except configparser.Error:
@@ -95,7 +97,7 @@ def _build(file: str, section: str, raw: dict[str, Any], *, from_ini: bool) -> L
                 _fail(file, section, key, f'must be "json" or "msgpack", not {_show(value)}')
             values[key] = value
         else:
-            values[key] = _as_names(file, section, key, value, from_ini)
+            values[key] = _as_names(file, section, key, value)
     return LGStateConfig(**values)
 
 
@@ -109,8 +111,9 @@ def _as_bool(file: str, section: str, key: str, value: Any, from_ini: bool) -> b
     _fail(file, section, key, f"must be true or false, not {_show(value)}")
 
 
-def _as_names(file: str, section: str, key: str, value: Any, from_ini: bool) -> tuple[str, ...]:
-    if from_ini and isinstance(value, str):
+def _as_names(file: str, section: str, key: str, value: Any) -> tuple[str, ...]:
+    # A comma-separated string is accepted in TOML too, as mypy does for its own list options.
+    if isinstance(value, str):
         items: list[Any] = [item.strip() for item in value.replace("\n", ",").split(",")]
         items = [item for item in items if item]
     elif isinstance(value, list):
@@ -128,7 +131,11 @@ def _is_dotted_name(name: str) -> bool:
 
 
 def _show(value: Any) -> str:
-    return json.dumps(value) if isinstance(value, (str, int, float, bool, list)) else repr(value)
+    """A value as the user wrote it (TOML also has dates and tables, which JSON cannot show)."""
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def _fail(file: str, section: str, key: str | None, problem: str) -> NoReturn:

@@ -8,10 +8,20 @@ from __future__ import annotations
 
 from typing import Final
 
-from mypy.nodes import Expression, RefExpr, TypeInfo
+from mypy.checker import TypeChecker
+from mypy.nodes import ARG_NAMED, CallExpr, Expression, RefExpr, TypeInfo
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.typevars import fill_typevars_with_any
-from mypy.types import CallableType, Instance, Type, TypedDictType, TypeType, get_proper_type
+from mypy.types import (
+    AnyType,
+    CallableType,
+    Instance,
+    Type,
+    TypedDictType,
+    TypeOfAny,
+    TypeType,
+    get_proper_type,
+)
 
 from mypy_lgstate import rules
 
@@ -30,8 +40,12 @@ def schema_class(expr: Expression, typ: Type) -> TypeInfo | None:
         proper = get_proper_type(typ)
         if isinstance(proper, CallableType) and proper.is_type_obj():
             info = proper.type_object()
-        elif isinstance(proper, TypeType) and isinstance(proper.item, Instance):
-            info = proper.item.type
+        elif isinstance(proper, TypeType):
+            item = get_proper_type(proper.item)
+            if isinstance(item, Instance):
+                info = item.type
+            elif isinstance(item, TypedDictType):
+                info = item.fallback.type
     return info if info is not None and is_schema(info) else None
 
 
@@ -52,7 +66,7 @@ def state_graph_schemas(ctx: FunctionContext) -> tuple[list[TypeInfo], list[Type
     """The checkpointed and the run-scoped schema classes of a ``StateGraph(...)`` call."""
     checkpointed: list[TypeInfo] = []
     run_scoped: list[TypeInfo] = []
-    for name, expr, typ in arguments(ctx):
+    for name, expr, typ in [*arguments(ctx), *_unexpected_keywords(ctx)]:
         if name in CHECKPOINTED_ARGS:
             target = checkpointed
         elif name in RUN_SCOPED_ARGS:
@@ -102,4 +116,25 @@ def arguments(
     ):
         for actual_name, expr, typ in zip(names, exprs, types):
             found.append((actual_name or formal, expr, typ))
+    return found
+
+
+def _unexpected_keywords(
+    ctx: FunctionContext | MethodContext,
+) -> list[tuple[str | None, Expression, Type]]:
+    """Keyword arguments that match no parameter, which mypy leaves out of ``ctx.args``.
+
+    ``StateGraph`` declares the deprecated ``input=`` / ``output=`` / ``config_schema=`` through an
+    empty ``**kwargs: Unpack[...]``: mypy reports them as unexpected, yet LangGraph still uses them.
+    """
+    call = ctx.context
+    if not isinstance(call, CallExpr):
+        return []
+    mapped = {id(expr) for exprs in ctx.args for expr in exprs}
+    api = ctx.api
+    found: list[tuple[str | None, Expression, Type]] = []
+    for kind, name, expr in zip(call.arg_kinds, call.arg_names, call.args):
+        if kind == ARG_NAMED and id(expr) not in mapped:
+            typ = api.lookup_type_or_none(expr) if isinstance(api, TypeChecker) else None
+            found.append((name, expr, AnyType(TypeOfAny.special_form) if typ is None else typ))
     return found

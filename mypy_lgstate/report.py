@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mypy.checker import TypeChecker
-from mypy.nodes import Context
+from mypy.nodes import AssignmentStmt, Context, IndexExpr, NameExpr, RefExpr, TypeInfo, Var
 from mypy.plugin import CheckerPluginInterface
 
 from mypy_lgstate import errorcodes as codes
 from mypy_lgstate.allowlist import is_allowed
-from mypy_lgstate.walker import Anchor, Findings, field_line
+from mypy_lgstate.walker import Anchor, Findings
 
 
 def report(
@@ -32,9 +32,12 @@ def report(
     """Report ``findings``; with ``allowed`` (strict msgpack), also every user class not allowed.
 
     ``at_fields`` moves a problem to the line of its field when that lies in this file (state
-    schemas); a write-site value is reported where it is written (``at_fields=False``).
+    schemas); a write-site value is reported where it is written (``at_fields=False``). ``call``
+    may be a class (``state_classes``): its ``class`` line stands in for the call.
     """
     assert isinstance(api, TypeChecker)
+    if isinstance(call, TypeInfo):
+        call = call.defn  # a TypedDict's TypeInfo has no line of its own
     for problem in findings.problems:
         context, where = _locate(api, problem.anchors, call) if at_fields else (call, None)
         message = codes.problem_message(
@@ -59,15 +62,59 @@ def report(
 def _locate(
     api: TypeChecker, anchors: tuple[Anchor, ...], call: Context
 ) -> tuple[Context, str | None]:
+    """The innermost field of ``anchors`` declared in this file, else ``call`` and the class to name.
+
+    Only this module's syntax tree is read: other modules' class bodies are freed after they are
+    checked and never loaded from the cache, so reading them would differ between cold and warm runs.
+    """
     module = api.tree.fullname
     for info, field in reversed(anchors):
-        if info.module_name == module:
-            context = Context(line=field_line(info, field), column=0)
-            return context, None
+        line, _ = _field_home(info, field, module)
+        if line is not None:
+            return Context(line=line, column=0), None
     if not anchors:
         return call, None
-    root = anchors[0][0]
-    source = api.modules.get(root.module_name)
-    where = root.fullname if source is None else f"{root.fullname} in {source.path}"
-    return call, where
+    _, home = _field_home(*anchors[0], module)
+    source = api.modules.get(home.module_name)
+    if source is None:
+        return call, home.fullname
+    return call, f"{home.fullname} in {api.msg.errors.simplify_path(source.path)}"
 
+
+def _field_home(info: TypeInfo, field: str, module: str) -> tuple[int | None, TypeInfo]:
+    """The line in ``module`` that declares ``field`` of ``info`` (``None`` when it lies in another
+    file), and the class the search ended in: the declaring class, or the first one of another module.
+
+    A TypedDict's MRO does not hold its TypedDict bases and its keys have no symbols, so an inherited
+    key is traced through the base-class expressions of the class definitions in this file.
+    """
+    seen: set[str] = set()
+    while info.module_name == module and info.fullname not in seen:
+        seen.add(info.fullname)
+        if info.typeddict_type is None:  # a model or dataclass: the anchor is the declaring class
+            sym = info.names.get(field)
+            line = sym.node.line if sym is not None and isinstance(sym.node, Var) else -1
+            return (line if line > 0 else None), info
+        for stmt in info.defn.defs.body:
+            if isinstance(stmt, AssignmentStmt) and any(
+                isinstance(lv, NameExpr) and lv.name == field for lv in stmt.lvalues
+            ):
+                return stmt.line, info
+        base = _typeddict_base_with(info, field)
+        if base is None:
+            # A functional ``TypedDict("S", {...})`` has no class body: its line is the assignment.
+            line = info.line if info.line > 0 else info.defn.line
+            return (line if line > 0 else None), info
+        info = base
+    return None, info
+
+
+def _typeddict_base_with(info: TypeInfo, field: str) -> TypeInfo | None:
+    for expr in (*info.defn.base_type_exprs, *info.defn.removed_base_type_exprs):
+        if isinstance(expr, IndexExpr):  # ``Base[T]``
+            expr = expr.base
+        if isinstance(expr, RefExpr) and isinstance(expr.node, TypeInfo):
+            base = expr.node
+            if base.typeddict_type is not None and field in base.typeddict_type.items:
+                return base
+    return None
