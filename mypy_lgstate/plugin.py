@@ -8,6 +8,7 @@ is done by ``discovery`` (where state is declared), ``walker`` (what the seriali
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
 import sys
 import weakref
@@ -32,11 +33,11 @@ from mypy_lgstate import discovery, sites
 from mypy_lgstate import errorcodes as codes
 from mypy_lgstate.allowlist import derive_allowlist
 from mypy_lgstate.config import ConfigError, LGStateConfig, load_config
-from mypy_lgstate.report import report
+from mypy_lgstate.report import fail, report
 from mypy_lgstate.walker import Findings, Walker
 
-# mypy records this (with a hash of this file) in its cache; __init__ folds in a hash of the options,
-# so that ``dmypy run`` restarts when they change.
+# mypy records this (with a hash of this file) in its cache, and discards every cached module when it
+# changes; __init__ refines it (see ``_version``).
 __version__ = mypy_lgstate.__version__
 
 GRAPH_STATE_DECORATOR: Final = "mypy_lgstate.graph_state"
@@ -81,7 +82,7 @@ class LGStatePlugin(Plugin):
             print(error, file=sys.stderr)
             raise SystemExit(2) from None
         global __version__
-        __version__ = f"{mypy_lgstate.__version__}+{self.config.digest()}"
+        __version__ = _version(self.config, daemon=options.fine_grained_incremental)
         # dmypy keeps checking with the plugin object of its first build, but makes a new one on
         # every run: that is the moment to drop verdicts memoized from classes edited since.
         for earlier in _LIVE_PLUGINS:
@@ -221,7 +222,7 @@ class LGStatePlugin(Plugin):
                 proper = get_proper_type(ret)
                 unannotated = isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated
                 shown = None if unannotated else self.walker.type_name(ret)
-                api.fail(codes.untyped_node_message(node.name, shown), ctx.context, code=codes.UNTYPED_NODE)
+                fail(api, codes.untyped_node_message(node.name, shown), ctx.context, codes.UNTYPED_NODE)
             for path, typ in shape.checked:
                 findings = self.walker.check_value(typ, path)
                 self._record_reads(api, findings)
@@ -232,10 +233,11 @@ class LGStatePlugin(Plugin):
             names, state = channels
             for key, update_name in shape.keys:
                 if key not in names:
-                    api.fail(
+                    fail(
+                        api,
                         codes.unknown_key_message(node.name, key, update_name, state),
                         ctx.context,
-                        code=codes.UNKNOWN_KEY,
+                        codes.UNKNOWN_KEY,
                     )
 
     def _check_values(
@@ -293,6 +295,25 @@ class LGStatePlugin(Plugin):
 
 
 _LIVE_PLUGINS: weakref.WeakSet[LGStatePlugin] = weakref.WeakSet()
+
+
+def _version(config: LGStateConfig, *, daemon: bool) -> str:
+    """The version mypy records for this plugin.
+
+    It includes a hash of the package's own source: mypy hashes only this file, and an edit to
+    another module of the package must not replay stale cached errors. In the daemon it also folds in
+    the options, so that ``dmypy run`` restarts when they change (the daemon ignores
+    ``report_config_data``). A plain mypy run leaves them out: there, ``report_config_data`` rechecks
+    exactly the user's modules, where folding them in would discard the cache of every library too.
+    """
+    package = os.path.dirname(os.path.abspath(__file__))
+    source = hashlib.sha256()
+    for name in sorted(os.listdir(package)):
+        if name.endswith(".py"):
+            with open(os.path.join(package, name), "rb") as f:
+                source.update(f.read())
+    version = f"{mypy_lgstate.__version__}+{source.hexdigest()[:12]}"
+    return f"{version}.{config.digest()}" if daemon else version
 
 
 def _checker_of(file: MypyFile, modules: object) -> TypeChecker | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mypy.checker import TypeChecker
+from mypy.errorcodes import ErrorCode
 from mypy.nodes import AssignmentStmt, Context, IndexExpr, NameExpr, RefExpr, TypeInfo, Var
 from mypy.plugin import CheckerPluginInterface
 
@@ -43,7 +44,7 @@ def report(
         message = codes.problem_message(
             problem.path, problem.type_name, problem.what, problem.fix, where
         )
-        api.fail(message, context, code=problem.code)
+        fail(api, message, context, problem.code)
     if allowed is None:
         return
     configured = tuple(configured)
@@ -56,7 +57,28 @@ def report(
         message = codes.allowlist_message(
             user_class.path, user_class.type_name, user_class.kind, user_class.fullname, where
         )
-        api.fail(message, context, code=codes.ALLOWLIST)
+        fail(api, message, context, codes.ALLOWLIST)
+
+
+def fail(api: TypeChecker, message: str, context: Context, code: ErrorCode) -> None:
+    """Report one error, also from inside a speculative check.
+
+    mypy tries each candidate of an overloaded callee (``invoke``, ``stream``, ``interrupt``,
+    ``add_node``) with errors filtered: an error reported then would be dropped and would reject the
+    candidate, turning a finding into a bogus "No overload variant" error. A finding is about the
+    argument values, the same whichever candidate wins, so it is reported past the filters; mypy
+    drops the repeats that other candidates produce (same line, same message).
+    """
+    errors = api.msg.errors
+    watchers = errors._watchers
+    if not watchers:
+        api.fail(message, context, code=code)
+        return
+    errors._watchers = []
+    try:
+        api.fail(message, context, code=code)
+    finally:
+        errors._watchers = watchers
 
 
 def _locate(

@@ -1,0 +1,45 @@
+"""The bundled example application shows exactly the diagnostics the README promises."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+
+def run_mypy(config: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--config-file", f"examples/{config}", "examples/"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    return result.stdout
+
+
+def test_json_profile_output_matches_the_recorded_output() -> None:
+    expected = (EXAMPLES / "expected-json.txt").read_text()
+    assert run_mypy("mypy.ini") == expected
+
+
+def test_msgpack_profile_output_matches_the_recorded_output() -> None:
+    expected = (EXAMPLES / "expected-msgpack.txt").read_text()
+    assert run_mypy("mypy-msgpack.ini") == expected
+
+
+def test_readme_quotes_the_summary_line() -> None:
+    summary = (EXAMPLES / "expected-json.txt").read_text().splitlines()[-1]
+    assert summary in (ROOT / "README.md").read_text()
+
+
+def test_example_shows_node_and_write_site_diagnostics() -> None:
+    output = (EXAMPLES / "expected-json.txt").read_text()
+    for code in ("lgstate-untyped-node", "lgstate-unknown-key", "lgstate-unserializable", "lgstate-lossy"):
+        assert f"[{code}]" in output
+    assert "interrupt.value" in output and "Command.update" in output
