@@ -82,7 +82,7 @@ class LGStatePlugin(Plugin):
             print(error, file=sys.stderr)
             raise SystemExit(2) from None
         global __version__
-        __version__ = _version(self.config, daemon=options.fine_grained_incremental)
+        __version__ = _version(self.config, daemon=_IN_DAEMON in sys.modules)
         # dmypy keeps checking with the plugin object of its first build, but makes a new one on
         # every run: that is the moment to drop verdicts memoized from classes edited since.
         for earlier in _LIVE_PLUGINS:
@@ -295,6 +295,11 @@ class LGStatePlugin(Plugin):
 
 
 _LIVE_PLUGINS: weakref.WeakSet[LGStatePlugin] = weakref.WeakSet()
+# Imported in the daemon process only, before it first loads plugins. Not
+# ``options.fine_grained_incremental``: ``dmypy run`` compares the snapshot of the daemon's first
+# build (where it is true) with one taken from the options of the run (where it is false), so the
+# versions would always differ and every ``dmypy run`` would restart the daemon.
+_IN_DAEMON: Final = "mypy.dmypy_server"
 
 
 def _version(config: LGStateConfig, *, daemon: bool) -> str:
