@@ -1,12 +1,27 @@
 """Strict msgpack: the allowlist that LangGraph's ``compile()`` will derive, computed from declared types.
 
 This mirrors ``langgraph._internal._serde.collect_allowlist_from_schemas`` (see RULES.md, "Strict
-msgpack"), including what it does not reach: it walks Union / Optional, the first argument of
-Annotated / Required / NotRequired (mypy has already stripped those), the arguments of ``list``,
-``set``, ``tuple``, ``dict``, ``deque`` and ``frozenset`` only, NewTypes, TypedDict fields, and the
-fields of pydantic models and dataclasses (adding the class); Enum classes are added. It never adds
-NamedTuples, ``SecretStr``, parametrized generic dataclasses or PEP 695 ``type`` aliases, and it
-does not look through ``Sequence``, ``Mapping`` or any other generic origin.
+msgpack"), including what it does not reach. At run time it walks ``get_type_hints(...,
+include_extras=True)`` of each schema:
+
+- Union / Optional / ``|``; the first argument of ``Annotated``, ``Required`` and ``NotRequired``
+  (mypy has already stripped those). ``ReadOnly[...]`` is not unwrapped, so a TypedDict key declared
+  ``ReadOnly`` contributes nothing;
+- the arguments of ``list``, ``set``, ``tuple``, ``dict``, ``deque`` and ``frozenset`` only, never of
+  ``Sequence``, ``Mapping`` or any other generic origin;
+- NewTypes; the fields of a TypedDict class, but not of a parametrized generic TypedDict (``TD[int]``
+  is a typing alias, not a TypedDict, at run time);
+- pydantic models and dataclasses: the class is added, then every annotation of it and its bases is
+  walked (private attributes of a model and underscore fields of a dataclass included). A parametrized
+  generic dataclass (``DC[int]``) is an alias and is skipped; a parametrized generic model
+  (``Box[int]``) is a class of its own, but its annotations are the generic ones (``T``), which add
+  nothing, and it cannot be re-imported anyway;
+- Enum classes are added. NamedTuples, ``SecretStr`` and PEP 695 / ``TypeAliasType`` aliases are not
+  reached, nor is anything under them.
+
+The plugin cannot see run-time failures of ``get_type_hints`` (a TypedDict whose annotations name
+something imported only under ``TYPE_CHECKING`` contributes nothing at run time); it assumes the
+annotations resolve.
 """
 
 from __future__ import annotations
@@ -26,7 +41,7 @@ from mypy.types import (
 )
 
 from mypy_lgstate import rules
-from mypy_lgstate.walker import UserClass, model_fields
+from mypy_lgstate.walker import UserClass, annotated_attributes, is_parametrized
 
 
 def derive_allowlist(schemas: Iterable[Type]) -> frozenset[str]:
@@ -50,13 +65,12 @@ def is_allowed(user_class: UserClass, allowed: frozenset[str], configured: Itera
 def _collect(typ: Type, found: set[str], seen: set[object]) -> None:
     if isinstance(typ, TypeAliasType):
         if typ.alias is not None and typ.alias.python_3_12_type_alias:
-            return  # a TypeAliasType at run time: compile() does not look inside
-        key: object = ("alias", typ.alias.fullname if typ.alias else "", str(typ.args))
-        if key in seen:
+            return  # a TypeAliasType object at run time: compile() does not look inside
+        alias_key = ("alias", typ.alias.fullname if typ.alias else "", str(typ.args))
+        if alias_key in seen:
             return
-        seen.add(key)
-    proper = get_proper_type(typ)
-    _collect_proper(proper, found, seen)
+        seen.add(alias_key)
+    _collect_proper(get_proper_type(typ), found, seen)
 
 
 def _collect_proper(typ: ProperType, found: set[str], seen: set[object]) -> None:
@@ -64,10 +78,16 @@ def _collect_proper(typ: ProperType, found: set[str], seen: set[object]) -> None
         for item in typ.items:
             _collect(item, found, seen)
     elif isinstance(typ, TypedDictType):
-        if not _first_visit(typ.fallback.type, seen):
+        # A schema's own ``typeddict_type`` has the anonymous ``typing._TypedDict`` fallback; an
+        # annotation's has the class (with its type arguments).
+        info = typ.fallback.type
+        key: object = info.fullname if info.typeddict_type is not None else id(typ)
+        if is_parametrized(typ.fallback) or key in seen:
             return
-        for item in typ.items.values():
-            _collect(item, found, seen)
+        seen.add(key)
+        for name, item in typ.items.items():
+            if name not in typ.readonly_keys:
+                _collect(item, found, seen)
     elif isinstance(typ, TupleType):
         if not typ.partial_fallback.type.is_named_tuple:
             for item in typ.items:
@@ -83,18 +103,23 @@ def _collect_instance(typ: Instance, found: set[str], seen: set[object]) -> None
     elif info.fullname in rules.ALLOWLIST_WALKED_ORIGINS:
         for arg in typ.args:
             _collect(arg, found, seen)
-    elif info.typeddict_type is not None:
-        _collect_proper(info.typeddict_type, found, seen)
     elif info.is_enum:
         found.add(info.fullname)
-    elif any(base.fullname in rules.PYDANTIC_MODELS for base in info.mro) or (
-        "dataclass" in info.metadata and not (typ.args and info.type_vars)
-    ):
+    elif any(base.fullname in rules.PYDANTIC_MODELS for base in info.mro):
+        if not is_parametrized(typ):
+            found.add(info.fullname)
+        _collect_attributes(info, found, seen)
+    elif "dataclass" in info.metadata and not is_parametrized(typ):
         found.add(info.fullname)
-        if _first_visit(info, seen):
-            for _, var, _ in model_fields(info):
-                if var.type is not None:
-                    _collect(var.type, found, seen)
+        _collect_attributes(info, found, seen)
+
+
+def _collect_attributes(info: TypeInfo, found: set[str], seen: set[object]) -> None:
+    """The declared annotations, type variables unexpanded, as ``get_type_hints`` returns them."""
+    if _first_visit(info, seen):
+        for _, _, var in annotated_attributes(info):
+            assert var.type is not None
+            _collect(var.type, found, seen)
 
 
 def _first_visit(info: TypeInfo, seen: set[object]) -> bool:

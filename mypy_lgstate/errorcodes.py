@@ -57,17 +57,30 @@ def problem_message(path: str, type_name: str, what: str, fix: str, where: str |
     return f'{located} is "{type_name}": {what}. Fix: {fix}'
 
 
+_STRICT_PAYLOAD: Final = {
+    "Enum": ("Enum", "the member's value"),
+    "SecretStr": ("secret", "the bare secret value"),
+    "dataclass": ("dataclass", "a plain dict"),
+    "NamedTuple": ("NamedTuple", "a plain dict"),
+    "pydantic model": ("pydantic model", "a plain dict"),
+    "subclass": ("subclass", "its constructor arguments"),
+}
+
+
 def allowlist_message(
     path: str, type_name: str, kind: str, fullname: str, where: str | None
 ) -> str:
-    payload = "its value" if kind == "Enum" else "a plain dict" if kind != "SecretStr" else "its payload"
+    noun, payload = _STRICT_PAYLOAD.get(kind, (kind, "a plain dict"))
+    module, _, name = fullname.rpartition(".")
     what = (
-        f"this {kind} is not on the strict msgpack allowlist that compile() derives, so the "
-        f"checkpoint loader returns {payload} instead"
+        f"this {noun} is not on the strict msgpack allowlist, so the checkpoint loader returns"
+        f" {payload} instead"
     )
-    return problem_message(
-        path, type_name, what, f'add "{fullname}" to allowed_msgpack_modules', where
+    fix = (
+        f'pass ("{module}", "{name}") in the serializer\'s allowed_msgpack_modules, and add'
+        f' "{fullname}" to the plugin\'s allowed_msgpack_modules'
     )
+    return problem_message(path, type_name, what, fix, where)
 
 
 def unknown_key_message(node: str, key: str, update_type: str, state: str) -> str:

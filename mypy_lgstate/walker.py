@@ -2,19 +2,21 @@
 
 The walker is pure: it reads declared types (TypedDict items, ``Var`` types of model and dataclass
 fields, the MRO) and never function bodies or inferred expression types, so it gives the same answers
-in cold, warm, parallel and daemon runs. Verdicts for whole classes are memoized per walker; the plugin
-makes a new walker whenever mypy makes a new plugin object, which ``dmypy`` does on every run.
+in cold, warm, parallel and daemon runs. Verdicts are memoized per walker, for classes and for leaf
+types without type arguments (lookups by fullname); ``forget()`` drops them when the classes they were
+computed from may have changed (a new ``dmypy`` run).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from mypy.errorcodes import ErrorCode
 from mypy.maptype import map_instance_to_supertype
 from mypy.messages import format_type_bare
-from mypy.nodes import AssignmentStmt, NameExpr, RefExpr, TypeInfo, Var
+from mypy.nodes import TypeInfo, Var
 from mypy.options import Options
 from mypy.types import (
     AnyType,
@@ -46,7 +48,7 @@ from mypy_lgstate.config import LGStateConfig
 # Where a problem sits: the class and field that declare it, outermost first. The plugin reports a
 # problem on the line of the innermost such field that lies in the file being checked.
 Anchor = tuple[TypeInfo, str]
-UserClassKind = Literal["Enum", "dataclass", "NamedTuple", "pydantic model", "SecretStr"]
+UserClassKind = Literal["Enum", "dataclass", "NamedTuple", "pydantic model", "SecretStr", "subclass"]
 
 
 @dataclass(frozen=True)
@@ -129,8 +131,31 @@ def is_top_level(info: TypeInfo) -> bool:
 
 
 def model_fields(info: TypeInfo) -> list[tuple[str, Var, TypeInfo]]:
-    """The fields of a pydantic model or dataclass, in definition order, with their declaring class."""
+    """The fields of a pydantic model or dataclass, in definition order, with their declaring class.
+
+    A dataclass's fields are the ones its ``__init__`` and ``dataclasses.fields()`` know (mypy's
+    dataclass metadata), underscore names included; a pydantic model's skip private attributes
+    (``_name``), which ``model_dump()`` leaves out.
+    """
+    metadata = info.metadata.get("dataclass")
+    names: set[str] | None = None
+    if metadata is not None and "attributes" in metadata:
+        names = {attr["name"] for attr in metadata["attributes"] if not attr.get("is_init_var")}
     fields: dict[str, tuple[str, Var, TypeInfo]] = {}
+    for base, name, var in annotated_attributes(info):
+        if names is not None:
+            if name not in names:
+                continue
+        elif name.startswith("_") or name == "model_config":
+            continue
+        fields[name] = (name, var, base)
+    return list(fields.values())
+
+
+def annotated_attributes(info: TypeInfo) -> list[tuple[TypeInfo, str, Var]]:
+    """Every annotated instance attribute of a model or dataclass and its bases (what
+    ``typing.get_type_hints`` returns, less ``ClassVar``), base classes first."""
+    found: list[tuple[TypeInfo, str, Var]] = []
     for base in reversed(info.mro):
         if base.fullname in rules.PYDANTIC_MODELS or base.fullname == "builtins.object":
             continue
@@ -141,53 +166,50 @@ def model_fields(info: TypeInfo) -> list[tuple[str, Var, TypeInfo]]:
                 and node.type is not None
                 and not node.is_classvar
                 and not node.is_inferred
-                and not name.startswith("_")
-                and name != "model_config"
             ):
-                fields[name] = (name, node, base)
-    return list(fields.values())
+                found.append((base, name, node))
+    return found
 
 
-def typeddict_field_line(info: TypeInfo, name: str) -> int:
-    """The line of a TypedDict key, found in the class body (available for the file being checked)."""
-    seen: set[str] = set()
-    todo = [info]
-    while todo:
-        current = todo.pop()
-        if current.fullname in seen:
-            continue
-        seen.add(current.fullname)
-        for stmt in current.defn.defs.body:
-            if isinstance(stmt, AssignmentStmt) and any(
-                isinstance(lv, NameExpr) and lv.name == name for lv in stmt.lvalues
-            ):
-                return stmt.line
-        for base in current.defn.base_type_exprs:
-            if isinstance(base, RefExpr) and isinstance(base.node, TypeInfo):
-                todo.append(base.node)
-    return info.line
-
-
-def field_line(info: TypeInfo, name: str) -> int:
-    sym = info.names.get(name)
-    if sym is not None and isinstance(sym.node, Var) and sym.node.line > 0:
-        return sym.node.line
-    return typeddict_field_line(info, name)
+def is_parametrized(typ: Instance) -> bool:
+    """``Box[int]`` as opposed to a bare ``Box`` (whose arguments mypy fills with implicit Any)."""
+    return any(
+        not (isinstance(arg, AnyType) and arg.type_of_any == TypeOfAny.from_omitted_generics)
+        for arg in map(get_proper_type, typ.args)
+    )
 
 
 class Walker:
-    """Finds the problems of types under one profile."""
+    """Finds the problems of types under one profile.
+
+    ``in_model_value`` is true below a pydantic model that is itself a value (not the state schema):
+    the serializer writes ``model_dump()`` there and the loader re-validates it through the model's
+    fields, so tuples, nested models, dataclasses, enums and named tuples come back as declared,
+    whether or not their own classes can be re-imported or are on the strict allowlist.
+    """
 
     def __init__(self, config: LGStateConfig, options: Options) -> None:
         self.profile = config.profile
         self.strict = config.profile == "msgpack" and config.strict_msgpack
         self.safe_types = frozenset(config.safe_types)
         self.options = options
+        self.serializer = _SERIALIZER[self.profile]
         self._class_memo: dict[tuple[str, bool], Findings] = {}
-        self._in_progress: set[tuple[str, bool]] = set()
-        self._aliases_in_progress: set[TypeAliasType] = set()
+        self._leaf_memo: dict[tuple[str, bool], Findings] = {}
+        # Recursion: a class or alias already being walked contributes nothing where it recurs (its
+        # first visit reports). A result computed below such a cut is incomplete on its own, so it
+        # is memoized only once every cut it saw belongs to its own subtree: each open walk keeps
+        # the set of cuts it saw (innermost last).
+        self._in_progress: set[object] = set()
+        self._generic_depth: dict[str, int] = {}
+        self._cuts: list[set[object]] = []
 
     # Entry points -------------------------------------------------------------------------------
+
+    def forget(self) -> None:
+        """Drop every memoized verdict (the classes they were computed from may have been edited)."""
+        self._class_memo.clear()
+        self._leaf_memo.clear()
 
     def check_state_class(self, info: TypeInfo) -> Findings:
         """A graph-state schema: each field is a channel, checked on its own; paths start at the class."""
@@ -197,50 +219,69 @@ class Walker:
         """A value written at a write site (a node update, ``Send``, ``interrupt``, ...)."""
         return self._walk(typ, in_model_value=False).under(path)
 
-    def forget(self) -> None:
-        """Drop the memoized class verdicts: the classes may have changed since (a daemon update)."""
-        self._class_memo.clear()
-
     def type_name(self, typ: Type) -> str:
         return format_type_bare(typ, self.options)
 
     # The walk ----------------------------------------------------------------------------------
 
-    def _problem(
-        self, code: ErrorCode, typ: Type, what: str, fix: str, path: str = ""
-    ) -> Findings:
-        return Findings((Problem(code, path, self.type_name(typ), what, fix),))
+    def _problem(self, code: ErrorCode, typ: Type, what: str, fix: str) -> Findings:
+        return Findings((Problem(code, "", self.type_name(typ), what, fix),))
 
     def _verdict(self, typ: Type, verdict: rules.Verdict) -> Findings:
         if verdict.outcome == "ok":
             return NOTHING
         if verdict.outcome == "raises":
-            return self._problem(
-                codes.UNSERIALIZABLE, typ, f"{_SERIALIZER[self.profile]} {_RAISES}", verdict.fix
-            )
+            return self._problem(codes.UNSERIALIZABLE, typ, f"{self.serializer} {_RAISES}", verdict.fix)
         return self._problem(
             codes.LOSSY,
             typ,
-            f"{_SERIALIZER[self.profile]} writes it, but it comes back as {verdict.back_as}",
+            f"{self.serializer} writes it, but it comes back as {verdict.back_as}",
             verdict.fix,
         )
 
     def _walk(self, typ: Type, in_model_value: bool) -> Findings:
         if isinstance(typ, TypeAliasType):
-            if typ in self._aliases_in_progress:  # a recursive alias: its first visit reports
+            key = (typ, in_model_value)
+            if self._cut(key):
                 return NOTHING
-            self._aliases_in_progress.add(typ)
+            self._open(key)
             try:
                 return self._walk_proper(get_proper_type(typ), in_model_value)
             finally:
-                self._aliases_in_progress.discard(typ)
+                self._close(key)
         return self._walk_proper(get_proper_type(typ), in_model_value)
 
+    def _cut(self, key: object) -> bool:
+        """Whether ``key`` is already being walked (recording the cut for the walks around it)."""
+        if key not in self._in_progress:
+            return False
+        if self._cuts:
+            self._cuts[-1].add(key)
+        return True
+
+    def _open(self, key: object | None) -> None:
+        if key is not None:
+            self._in_progress.add(key)
+        self._cuts.append(set())
+
+    def _close(self, key: object | None) -> bool:
+        """End the walk of ``key``; whether its result is complete (every cut below it resolved)."""
+        cuts = self._cuts.pop()
+        if key is not None:
+            self._in_progress.discard(key)
+            cuts.discard(key)
+        if self._cuts:
+            self._cuts[-1] |= cuts
+        return not cuts
+
     def _walk_proper(self, typ: ProperType, in_model_value: bool) -> Findings:
+        if isinstance(typ, Instance):
+            return self._instance(typ, in_model_value)
         if isinstance(typ, (NoneType, UninhabitedType)):
             return NOTHING
         if isinstance(typ, LiteralType):
-            return self._walk_proper(typ.fallback, in_model_value) if typ.is_enum_literal() else NOTHING
+            # The value is an instance of the fallback: a str, int, bool, bytes or Enum member.
+            return self._walk_proper(typ.fallback, in_model_value)
         if isinstance(typ, UnionType):
             return _merge([self._walk(item, in_model_value) for item in typ.items])
         if isinstance(typ, AnyType):
@@ -250,19 +291,9 @@ class Walker:
         if isinstance(typ, (TypeVarType, ParamSpecType, TypeVarTupleType)):
             return self._unverifiable(typ)
         if isinstance(typ, (CallableType, Overloaded)):
-            return self._problem(
-                codes.UNSERIALIZABLE,
-                typ,
-                f"{_SERIALIZER[self.profile]} {_RAISES}",
-                "store the name of the function and look it up in the node",
-            )
+            return self._verdict(typ, rules.raises(rules.CALLABLE_FIX))
         if isinstance(typ, TypeType):
-            return self._problem(
-                codes.UNSERIALIZABLE,
-                typ,
-                f"{_SERIALIZER[self.profile]} {_RAISES}",
-                "store the class name and look the class up in the node",
-            )
+            return self._verdict(typ, rules.raises(rules.CLASS_FIX))
         if isinstance(typ, TypedDictType):
             info = typ.fallback.type
             if info.is_generic() or not info.typeddict_type:
@@ -271,40 +302,56 @@ class Walker:
         if isinstance(typ, TupleType):
             if typ.partial_fallback.type.is_named_tuple:
                 fallback = typ.partial_fallback
-                return self._instance(fallback, in_model_value, tuple_type=typ).touching(fallback.type)
+                return self._named_tuple(fallback, typ, in_model_value).touching(fallback.type)
             return self._tuple(typ, typ.items, in_model_value, fixed=True)
-        if isinstance(typ, Instance):
-            return self._instance(typ, in_model_value).touching(typ.type)
         return NOTHING
 
     def _unverifiable(self, typ: ProperType) -> Findings:
         return self._problem(
             codes.ANY,
             typ,
-            f"its values cannot be checked against {_SERIALIZER[self.profile]}",
+            f"its values cannot be checked against {self.serializer}",
             "declare a precise type",
         )
 
     def _tuple(
-        self, typ: ProperType, items: list[Type], in_model_value: bool, *, fixed: bool
+        self,
+        typ: ProperType,
+        items: Sequence[Type],
+        in_model_value: bool,
+        *,
+        fixed: bool,
+        report_self: bool = True,
     ) -> Findings:
         parts: list[Findings] = []
-        if self.profile == "json" or not in_model_value:
-            parts.append(
-                self._verdict(typ, rules.lossy("list", "declare the field as list[...]"))
-            )
+        if report_self and (self.profile == "json" or not in_model_value):
+            parts.append(self._verdict(typ, rules.lossy("list", "declare the field as list[...]")))
         for index, item in enumerate(items):
             parts.append(self._walk(item, in_model_value).under(f"[{index}]" if fixed else "[]"))
         return _merge(parts)
 
-    def _instance(
-        self, typ: Instance, in_model_value: bool, tuple_type: TupleType | None = None
-    ) -> Findings:
+    def _instance(self, typ: Instance, in_model_value: bool) -> Findings:
+        # Classes without type arguments are the leaves of most walks: decide each once.
+        if typ.args:
+            return self._decide_instance(typ, in_model_value).touching(typ.type)
+        key = (typ.type.fullname, in_model_value)
+        found = self._leaf_memo.get(key)
+        if found is None:
+            self._open(None)
+            try:
+                found = self._decide_instance(typ, in_model_value).touching(typ.type)
+            finally:
+                complete = self._close(None)
+            if complete:
+                self._leaf_memo[key] = found
+        return found
+
+    def _decide_instance(self, typ: Instance, in_model_value: bool) -> Findings:
         info = typ.type
         fullname = info.fullname
         if info.is_newtype and info.bases:
             return self._walk(info.bases[0], in_model_value)
-        if self.safe_types and any(base.fullname in self.safe_types for base in info.mro):
+        if self._is_safe_type(info):
             return NOTHING
         if fullname in rules.ANY_CLASSES:
             return self._unverifiable(typ)
@@ -312,24 +359,33 @@ class Walker:
             return self._items(typ, in_model_value)
         if fullname in rules.MAPPINGS:
             return self._mapping(typ, in_model_value)
-        if fullname in rules.SETS or fullname == rules.DEQUE:
-            own = self._verdict(
-                typ, rules.raises("store a sorted list instead")
-            ) if self.profile == "json" else NOTHING
+        if fullname in rules.SETS:
+            return self._set(typ, in_model_value)
+        if fullname == rules.DEQUE:
+            own = self._verdict(typ, _JSON_NO_DEQUE) if self.profile == "json" else NOTHING
             return _merge([own, self._items(typ, in_model_value)])
         if fullname == "builtins.tuple":
             return self._tuple(typ, typ.args[:1], in_model_value, fixed=False)
         if info.is_enum:
-            return self._enum(typ)
+            return self._enum(typ, in_model_value)
         if info.is_named_tuple:
-            return self._named_tuple(typ, tuple_type, in_model_value)
+            return self._named_tuple(typ, None, in_model_value)
         for base in info.mro:
             rule = rules.TYPE_RULES.get(base.fullname)
             if rule is not None:
-                exact = base is info
-                found = self._verdict(typ, rule.verdict(self.profile, exact=exact))
-                if self.strict and base.fullname in rules.SECRET_TYPES:
-                    found = _merge([found, self._user_class(typ, "SecretStr")])
+                found = self._verdict(typ, rule.verdict(self.profile, exact=base is info))
+                if self.profile == "msgpack" and base.fullname in rules.LANGCHAIN_MODELS:
+                    # LangChain's own classes are loaded without an allowlist entry; a user's
+                    # subclass is an ordinary pydantic model to the loader.
+                    if fullname not in rules.STRICT_SAFE_CLASSES:
+                        found = _merge(
+                            [found, self._importable(typ, in_model_value),
+                             self._user_class(typ, "pydantic model", in_model_value)]
+                        )
+                elif base.fullname in rules.SECRET_TYPES:
+                    found = _merge([found, self._user_class(typ, "SecretStr", in_model_value)])
+                elif base is not info and base.fullname in rules.REBUILT_BY_CLASS_NAME:
+                    found = _merge([found, self._user_class(typ, "subclass", in_model_value)])
                 return found
         if any(base.fullname in rules.PYDANTIC_MODELS for base in info.mro):
             return self._model(typ, in_model_value)
@@ -350,18 +406,49 @@ class Walker:
                 return _merge([lossy, walked])
         return self._verdict(typ, rules.raises(rules.KEEP_OUT))
 
+    def _is_safe_type(self, info: TypeInfo) -> bool:
+        return bool(self.safe_types) and any(base.fullname in self.safe_types for base in info.mro)
+
     def _items(self, typ: Instance, in_model_value: bool) -> Findings:
         if not typ.args:
             return NOTHING
         return self._walk(typ.args[0], in_model_value).under("[]")
 
+    def _set(self, typ: Instance, in_model_value: bool) -> Findings:
+        if self.profile == "json":
+            return _merge([self._verdict(typ, _JSON_NO_SETS), self._items(typ, in_model_value)])
+        if not typ.args:
+            return NOTHING
+        # The loader rebuilds a set from its items; tuples come back as lists, which are not
+        # hashable, so the whole set comes back as the list of lists that was written.
+        item = get_proper_type(typ.args[0])
+        members = item.items if isinstance(item, UnionType) else [item]
+        parts = []
+        has_tuple = False
+        for member in members:
+            proper = get_proper_type(member)
+            if isinstance(proper, TupleType) and not proper.partial_fallback.type.is_named_tuple:
+                has_tuple = True
+                parts.append(self._tuple(proper, proper.items, in_model_value, fixed=True,
+                                         report_self=False).under("[]"))
+            elif isinstance(proper, Instance) and proper.type.fullname == "builtins.tuple":
+                has_tuple = True
+                parts.append(self._tuple(proper, proper.args[:1], in_model_value, fixed=False,
+                                         report_self=False).under("[]"))
+            else:
+                parts.append(self._walk(member, in_model_value).under("[]"))
+        if has_tuple and not in_model_value:
+            parts.insert(0, self._verdict(typ, rules.lossy(
+                "a list of lists",
+                "store a list of lists and rebuild the set of tuples when you read it",
+            )))
+        return _merge(parts)
+
     def _mapping(self, typ: Instance, in_model_value: bool) -> Findings:
         if len(typ.args) != 2:
             return NOTHING
         key, value = typ.args
-        return _merge(
-            [self._key(key, typ), self._walk(value, in_model_value).under("{}")]
-        )
+        return _merge([self._key(key, typ), self._walk(value, in_model_value).under("{}")])
 
     # Dict keys -------------------------------------------------------------------------------
 
@@ -369,14 +456,11 @@ class Walker:
         verdict = self._key_verdict(get_proper_type(key))
         if verdict is None or verdict.outcome == "ok":
             return NOTHING
-        serializer = _SERIALIZER[self.profile]
         if verdict.outcome == "raises":
-            what = f"{serializer} {_RAISES}"
+            what = f"{self.serializer} {_RAISES}"
         else:
-            what = f"{serializer} writes it, but the keys come back as {verdict.back_as}"
-        return Findings(
-            (Problem(codes.DICT_KEY, "", self.type_name(mapping), what, verdict.fix),)
-        )
+            what = f"{self.serializer} writes it, but the keys come back as {verdict.back_as}"
+        return self._problem(codes.DICT_KEY, mapping, what, verdict.fix)
 
     def _key_verdict(self, key: ProperType) -> rules.Verdict | None:
         if isinstance(key, UnionType):
@@ -392,7 +476,7 @@ class Walker:
             return rules.OK if self.profile == "msgpack" else rules.JSON_KEY_RULES["builtins.int"]
         if isinstance(key, TupleType):
             if self.profile == "json":
-                return rules.raises("use str keys, e.g. a joined string")
+                return rules.raises("use str keys, e.g. the parts joined into one str")
             inner = [self._key_verdict(get_proper_type(item)) for item in key.items]
             bad = [v for v in inner if v is not None and v.outcome != "ok"]
             return bad[0] if bad else rules.OK
@@ -401,13 +485,13 @@ class Walker:
         info = key.type
         if info.is_newtype and info.bases:
             return self._key_verdict(info.bases[0])
-        if self.safe_types and info.fullname in self.safe_types:
+        if self._is_safe_type(info):
             return rules.OK
         if info.is_enum:
             if self.profile == "msgpack":
-                return rules.lossy("the members' values", "use str(member.value) keys")
+                return rules.lossy("the members' values", "use member.value as the key")
             if info.has_base("builtins.str") or info.has_base("builtins.int"):
-                return rules.lossy("the members' values as str", "use member.value as the key")
+                return rules.lossy("the members' values as str", "use str(member.value) as the key")
             return rules.raises("use member.value as the key")
         table = rules.JSON_KEY_RULES if self.profile == "json" else rules.MSGPACK_KEY_RULES
         verdict = table.get(info.fullname)
@@ -417,24 +501,23 @@ class Walker:
 
     # Classes ---------------------------------------------------------------------------------
 
-    def _enum(self, typ: Instance) -> Findings:
+    def _enum(self, typ: Instance, in_model_value: bool) -> Findings:
         info = typ.type
         if self.profile == "json":
+            fix = f"store member.value and rebuild it with {info.name}(value)"
             for mixin, back_as in (("builtins.str", "str"), ("builtins.int", "int")):
                 if info.has_base(mixin):
-                    return self._verdict(
-                        typ, rules.lossy(back_as, f"store member.value and rebuild it with {info.name}(value)")
-                    )
-            return self._verdict(
-                typ, rules.raises(f"store member.value and rebuild it with {info.name}(value)")
-            )
-        return _merge([self._importable(typ), self._user_class(typ, "Enum")])
+                    return self._verdict(typ, rules.lossy(back_as, fix))
+            return self._verdict(typ, rules.raises(fix))
+        return _merge(
+            [self._importable(typ, in_model_value), self._user_class(typ, "Enum", in_model_value)]
+        )
 
     def _named_tuple(
         self, typ: Instance, tuple_type: TupleType | None, in_model_value: bool
     ) -> Findings:
         info = typ.type
-        items = (tuple_type or info.tuple_type)
+        items = tuple_type or info.tuple_type
         fields = [] if items is None else items.items
         names = list(info.metadata.get("namedtuple", {}).get("fields", [])) or [
             str(i) for i in range(len(fields))
@@ -446,22 +529,28 @@ class Walker:
         if self.profile == "json":
             own = self._verdict(typ, rules.lossy("list", "store value._asdict() (a dict)"))
             return _merge([own, *walked])
-        return _merge([self._importable(typ), self._user_class(typ, "NamedTuple"), *walked])
+        return _merge(
+            [self._importable(typ, in_model_value),
+             self._user_class(typ, "NamedTuple", in_model_value), *walked]
+        )
 
-    def _importable(self, typ: Instance) -> Findings:
+    def _importable(self, typ: Instance, in_model_value: bool) -> Findings:
         info = typ.type
-        if is_top_level(info):
+        if in_model_value or is_top_level(info):
             return NOTHING
         where = "a function body" if "@" in info.fullname else "a class body"
+        payload = "its value" if info.is_enum else "a plain dict"
         return self._problem(
             codes.UNIMPORTABLE,
             typ,
-            f"it is defined in {where}, so the checkpoint loader cannot re-import it: it comes back as a plain dict",
+            f"it is defined in {where}, so the checkpoint loader cannot re-import it: it comes back"
+            f" as {payload}",
             f"move class {info.name} to the top level of module {info.module_name}",
         )
 
-    def _user_class(self, typ: Instance, kind: UserClassKind) -> Findings:
-        if not self.strict:
+    def _user_class(self, typ: Instance, kind: UserClassKind, in_model_value: bool) -> Findings:
+        # A class that cannot be re-imported is reported as such; no allowlist entry would help.
+        if not self.strict or in_model_value or not is_top_level(typ.type):
             return NOTHING
         return Findings((), (UserClass(typ.type.fullname, kind, "", self.type_name(typ)),))
 
@@ -471,28 +560,34 @@ class Walker:
             return self._verdict(
                 typ,
                 rules.raises(
-                    f'store value.model_dump(mode="json") and rebuild it with {info.name}.model_validate(data)'
+                    f'store value.model_dump(mode="json") and rebuild it with'
+                    f" {info.name}.model_validate(data)"
                 ),
             )
+        fields = self._class_findings(info, typ, True)
+        if in_model_value:
+            return fields
         if info.has_base(rules.PYDANTIC_ROOT_MODEL):
-            return self._verdict(typ, rules.lossy("its root value", "store value.root and declare its type"))
-        if typ.args and info.type_vars:
+            return self._verdict(
+                typ, rules.lossy("its root value", "store value.root and declare its type")
+            )
+        if is_parametrized(typ):
             concrete = f"class {self._concrete_name(typ)}({self.type_name(typ)})"
-            return self._problem(
+            unimportable = self._problem(
                 codes.UNIMPORTABLE,
                 typ,
-                "a parametrized generic model cannot be re-imported by the checkpoint loader: it comes back as a plain dict",
+                "a parametrized generic model cannot be re-imported by the checkpoint loader: it"
+                " comes back as a plain dict",
                 f"declare `{concrete}` at module top level and use it",
             )
-        own = _merge([self._importable(typ), self._user_class(typ, "pydantic model")])
-        return _merge([own, self._class_findings(info, typ, True)])
+            return _merge([unimportable, fields])
+        own = _merge(
+            [self._importable(typ, False), self._user_class(typ, "pydantic model", False)]
+        )
+        return _merge([own, fields])
 
     def _concrete_name(self, typ: Instance) -> str:
-        names = []
-        for arg in typ.args:
-            proper = get_proper_type(arg)
-            names.append(proper.type.name.capitalize() if isinstance(proper, Instance) else "Item")
-        return "".join(names) + typ.type.name
+        return "".join(_name_part(arg) for arg in typ.args) + typ.type.name
 
     def _dataclass(self, typ: Instance, in_model_value: bool) -> Findings:
         info = typ.type
@@ -503,13 +598,17 @@ class Walker:
                     "store dataclasses.asdict(value), or declare a TypedDict instead of the dataclass"
                 ),
             )
-        own = [self._importable(typ), self._user_class(typ, "dataclass")]
+        own = [
+            self._importable(typ, in_model_value),
+            self._user_class(typ, "dataclass", in_model_value),
+        ]
         not_in_init = [
             attr["name"]
             for attr in info.metadata["dataclass"].get("attributes", [])
-            if not attr.get("is_in_init", True)
+            if not attr.get("is_in_init", True) and not attr.get("is_init_var")
         ]
         if not_in_init:
+            # The loader calls cls(**fields), which rejects a field that __init__ does not take.
             own.append(
                 self._verdict(
                     typ,
@@ -526,12 +625,21 @@ class Walker:
     ) -> Findings:
         """The findings inside a TypedDict, model or dataclass (not for the class itself), memoized."""
         generic = typ is not None and bool(typ.args)
-        key = (info.fullname, in_model_value)
-        if not generic and key in self._class_memo:
-            return self._class_memo[key]
-        if key in self._in_progress:  # a recursive class: its first visit reports
+        memo_key = (info.fullname, in_model_value)
+        if not generic and memo_key in self._class_memo:
+            return self._class_memo[memo_key]
+        key: object = (info.fullname, in_model_value, typ.args if typ is not None else ())
+        depth = self._generic_depth.get(info.fullname, 0)
+        # A generic class whose fields nest it with ever larger arguments (Node[list[T]] inside
+        # Node[T]) would never recur exactly: stop it after a few levels.
+        if self._cut(key):
             return NOTHING
-        self._in_progress.add(key)
+        if depth >= _MAX_GENERIC_DEPTH:
+            if self._cuts:
+                self._cuts[-1].add(key)  # never resolved: nothing above it is memoized
+            return NOTHING
+        self._open(key)
+        self._generic_depth[info.fullname] = depth + 1
         try:
             if info.typeddict_type is not None:
                 found = self._typeddict_items(info.typeddict_type, in_model_value, info)
@@ -539,9 +647,10 @@ class Walker:
                 found = self._fields(info, typ, in_model_value)
             found = found.touching(info)
         finally:
-            self._in_progress.discard(key)
-        if not generic:
-            self._class_memo[key] = found
+            self._generic_depth[info.fullname] = depth
+            complete = self._close(key)
+        if not generic and complete:
+            self._class_memo[memo_key] = found
         return found
 
     def _typeddict_items(
@@ -569,3 +678,25 @@ class Walker:
                 self._walk(field_type, in_model_value).under(f".{name}", (declared_in, name))
             )
         return _merge(parts)
+
+
+_MAX_GENERIC_DEPTH: Final = 8
+_JSON_NO_SETS: Final = rules.raises("store a sorted list instead")
+_JSON_NO_DEQUE: Final = rules.raises("store a list instead")
+
+
+def _name_part(arg: Type) -> str:
+    """A PascalCase name for a type argument, for the concrete subclass a fix suggests."""
+    proper = get_proper_type(arg)
+    if isinstance(proper, Instance):
+        name = proper.type.name
+        return name[:1].upper() + name[1:] + "".join(_name_part(a) for a in proper.args)
+    if isinstance(proper, TypedDictType):
+        return proper.fallback.type.name
+    if isinstance(proper, NoneType):
+        return "None"
+    if isinstance(proper, UnionType):
+        return "Or".join(_name_part(item) for item in proper.items)
+    if isinstance(proper, TupleType):
+        return "Tuple"
+    return "Item"
