@@ -325,7 +325,7 @@ class Walker:
     ) -> Findings:
         parts: list[Findings] = []
         if report_self and (self.profile == "json" or not in_model_value):
-            parts.append(self._verdict(typ, rules.lossy("list", "declare the field as list[...]")))
+            parts.append(self._verdict(typ, rules.lossy("list", "store a list and declare it as list[...]")))
         for index, item in enumerate(items):
             parts.append(self._walk(item, in_model_value).under(f"[{index}]" if fixed else "[]"))
         return _merge(parts)
