@@ -15,11 +15,6 @@ import sys
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Final, Literal, NoReturn
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # mypy itself depends on tomli before 3.11
-    import tomli as tomllib
-
 Profile = Literal["json", "msgpack"]
 PROFILES: Final = ("json", "msgpack")
 INI_SECTION: Final = "mypy_lgstate"
@@ -60,6 +55,12 @@ def load_config(config_file: str | None) -> LGStateConfig:
         return LGStateConfig()
     display = os.path.relpath(config_file) if not os.path.isabs(config_file) else config_file
     if config_file.lower().endswith(".toml"):  # mypy's own test (config_parser.is_toml)
+        # Imported here: an ini configuration should not pay for a TOML parser.
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # mypy itself depends on tomli before 3.11
+            import tomli as tomllib
+
         with open(config_file, "rb") as f:
             try:
                 data = tomllib.load(f)

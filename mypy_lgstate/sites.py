@@ -160,10 +160,10 @@ def update_shape(ret: Type, node: str) -> UpdateShape:
         if isinstance(part, AnyType):
             untyped = True
         elif isinstance(part, TypedDictType):
+            # Walked whole: the walker decides each TypedDict class once, whatever the node.
+            checked.append((f"{node}()", part))
             update_name = part.fallback.type.name
-            for key, item in part.items.items():
-                checked.append((f"{node}().{key}", item))
-                keys.append((key, update_name))
+            keys.extend((key, update_name) for key in part.items)
         elif isinstance(part, Instance) and discovery.is_schema(part.type):
             for key, var, _ in model_fields(part.type):
                 assert var.type is not None
@@ -189,10 +189,9 @@ def _union_items(typ: ProperType) -> Iterator[ProperType]:
         yield typ
 
 
-def graph_channels(graph: Type) -> tuple[frozenset[str], str] | None:
-    """The channel names of a ``StateGraph[S, C, I, O]`` and the state schema's name; ``None`` when
-    the schemas are not known classes."""
-    schemas = discovery.graph_type_schemas(graph)
+def graph_channels(schemas: list[TypeInfo]) -> tuple[frozenset[str], str] | None:
+    """The channel names of a graph with these schemas (state first) and the state schema's name;
+    ``None`` when no schema is a known class."""
     if not schemas:
         return None
     names: set[str] = set()

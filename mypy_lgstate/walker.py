@@ -102,6 +102,8 @@ class Findings:
         )
 
     def touching(self, info: TypeInfo) -> Findings:
+        if info.module_name in _STABLE_MODULES:  # never edited: no dependency worth recording
+            return self
         key = (info.module_name, info.fullname)
         if key in self.touched:
             return self
@@ -109,6 +111,11 @@ class Findings:
 
 
 NOTHING: Final = Findings()
+# Standard-library modules whose classes decide most verdicts (``str``, ``list``, ``datetime``...).
+_STABLE_MODULES: Final = frozenset(
+    {"builtins", "typing", "typing_extensions", "collections", "collections.abc", "datetime",
+     "decimal", "uuid", "pathlib", "enum", "re", "ipaddress", "zoneinfo", "types", "abc"}
+)
 
 _RAISES: Final = "raises TypeError when the checkpoint is written"
 _SERIALIZER: Final = {"json": "the JSON serializer", "msgpack": "the msgpack serializer"}

@@ -1,0 +1,245 @@
+"""The checks behind the plugin's hooks: where graph state and checkpoint writes are found, walked and
+reported. ``plugin.py`` imports this module on the first hook that fires, so a run in which nothing
+needs checking (a warm run with nothing changed) does not pay for it.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable
+from typing import Final
+
+from mypy.checker import TypeChecker
+from mypy.nodes import CallExpr, ClassDef, FuncDef, MemberExpr, MypyFile, RefExpr, TypeInfo
+from mypy.options import Options
+from mypy.plugin import CheckerPluginInterface, FunctionContext, MethodContext
+from mypy.server.trigger import make_trigger, make_wildcard_trigger
+from mypy.types import AnyType, Type, TypeOfAny, get_proper_type
+
+from mypy_lgstate import discovery, sites
+from mypy_lgstate import errorcodes as codes
+from mypy_lgstate.allowlist import derive_allowlist
+from mypy_lgstate.config import LGStateConfig
+from mypy_lgstate.report import fail, report
+from mypy_lgstate.walker import Findings, Walker
+
+# Write sites whose payloads langgraph types as Any: callee -> {parameter: root of the reported path}.
+FUNCTION_WRITE_SITES: Final = {
+    "langgraph.types.Command": {"update": "Command.update", "resume": "Command.resume"},
+    "langgraph.types.Send": {"arg": "Send.arg"},
+    "langgraph.types.interrupt": {"value": "interrupt.value"},
+}
+GRAPH_INPUTS: Final = {
+    "invoke": {"input": "invoke.input"},
+    "ainvoke": {"input": "ainvoke.input"},
+    "stream": {"input": "stream.input"},
+    "astream": {"input": "astream.input"},
+    "batch": {"inputs": "batch.inputs"},
+    "abatch": {"inputs": "abatch.inputs"},
+    "update_state": {"values": "update_state.values"},
+    "aupdate_state": {"values": "aupdate_state.values"},
+}
+
+
+class Checks:
+    """Everything the hooks do, for one plugin object (one build, or one daemon session)."""
+
+    def __init__(self, config: LGStateConfig, options: Options) -> None:
+        self.config = config
+        self.walker = Walker(config, options)
+        self._strict = config.profile == "msgpack" and config.strict_msgpack
+        # Modules whose classes a check in module M read, by M: returned to mypy as M's indirect
+        # dependencies once M is checked, so that an edit to them rechecks M.
+        self._read_modules: dict[str, set[str]] = {}
+        self._triggers: dict[str, tuple[str, str]] = {}
+
+    def reads_of(self, module: str) -> set[str]:
+        return self._read_modules.pop(module, set())
+
+    # Hooks ---------------------------------------------------------------------------------------
+
+    def state_graph(self, ctx: FunctionContext) -> Type:
+        checkpointed, run_scoped = discovery.state_graph_schemas(ctx)
+        self._check_state(ctx, checkpointed, allowlist_from=[*checkpointed, *run_scoped])
+        return ctx.default_return_type
+
+    def graph_state_decorator(self, ctx: FunctionContext) -> Type:
+        if isinstance(ctx.context, ClassDef) and discovery.is_schema(ctx.context.info):
+            self._check_state(ctx, [ctx.context.info], allowlist_from=[ctx.context.info])
+        return ctx.default_return_type
+
+    def add_node(self, ctx: MethodContext) -> Type:
+        graph = discovery.graph_type_schemas(ctx.type)
+        schema = discovery.node_input_schema(ctx)
+        if schema is not None:
+            self._check_state(ctx, [schema], allowlist_from=[*graph, schema])
+        self._check_nodes(ctx, graph, sites.nodes_of_add_node(ctx))
+        return ctx.default_return_type
+
+    def add_sequence(self, ctx: MethodContext) -> Type:
+        graph = discovery.graph_type_schemas(ctx.type)
+        self._check_nodes(ctx, graph, sites.nodes_of_add_sequence(ctx))
+        return ctx.default_return_type
+
+    def function_write_site(self, ctx: FunctionContext) -> Type:
+        assert isinstance(ctx.api, TypeChecker) and isinstance(ctx.context, CallExpr)
+        callee = ctx.context.callee
+        params = FUNCTION_WRITE_SITES[callee.fullname] if isinstance(callee, RefExpr) else None
+        if params is None:
+            return ctx.default_return_type
+        # The graph is not known here: a node's declared state parameter stands in for its schema.
+        state = sites.state_schema_of_enclosing_node(ctx.api)
+        self._check_values(ctx, params, allowlist_from=[state] if state is not None else [])
+        return ctx.default_return_type
+
+    def graph_input(self, ctx: MethodContext) -> Type:
+        assert isinstance(ctx.context, CallExpr) and isinstance(ctx.context.callee, MemberExpr)
+        params = GRAPH_INPUTS[ctx.context.callee.name]
+        self._check_values(ctx, params, allowlist_from=discovery.graph_type_schemas(ctx.type))
+        return ctx.default_return_type
+
+    # Checks --------------------------------------------------------------------------------------
+
+    def _check_state(
+        self,
+        ctx: FunctionContext | MethodContext,
+        schemas: Iterable[TypeInfo],
+        *,
+        allowlist_from: Iterable[TypeInfo],
+    ) -> None:
+        allowed = self._allowlist(allowlist_from)
+        for info in schemas:
+            findings = self.walker.check_state_class(info)
+            self._record_reads(ctx.api, findings)
+            report(
+                ctx.api,
+                findings,
+                ctx.context,
+                allowed=allowed,
+                configured=self.config.allowed_msgpack_modules,
+            )
+
+    def check_configured_state_classes(
+        self, file: MypyFile, names: list[str], modules: object
+    ) -> None:
+        infos = [
+            sym.node
+            for sym in map(file.names.get, names)
+            if sym is not None and isinstance(sym.node, TypeInfo) and discovery.is_schema(sym.node)
+        ]
+        checker = _checker_of(file, modules) if infos else None
+        if checker is None:
+            return
+        for info in infos:
+            findings = self.walker.check_state_class(info)
+            self._record_reads(checker, findings)
+            report(checker, findings, info, allowed=self._allowlist([info]),
+                   configured=self.config.allowed_msgpack_modules)
+
+    def _check_nodes(
+        self, ctx: MethodContext, schemas: list[TypeInfo], nodes: list[sites.Node]
+    ) -> None:
+        if not nodes:
+            return
+        api = ctx.api
+        assert isinstance(api, TypeChecker)
+        channels = sites.graph_channels(schemas)
+        allowed = self._allowlist(schemas)
+        for node in nodes:
+            ret = sites.node_return_type(node.type, api)
+            if ret is None:
+                continue
+            shape = sites.update_shape(ret, node.name)
+            if shape.untyped:
+                proper = get_proper_type(ret)
+                unannotated = isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated
+                shown = None if unannotated else self.walker.type_name(ret)
+                fail(api, codes.untyped_node_message(node.name, shown), ctx.context, codes.UNTYPED_NODE)
+            for path, typ in shape.checked:
+                findings = self.walker.check_value(typ, path)
+                self._record_reads(api, findings)
+                report(api, findings, ctx.context, at_fields=False, allowed=allowed,
+                       configured=self.config.allowed_msgpack_modules)
+            if channels is None:
+                continue
+            names, state = channels
+            for key, update_name in shape.keys:
+                if key not in names:
+                    fail(
+                        api,
+                        codes.unknown_key_message(node.name, key, update_name, state),
+                        ctx.context,
+                        codes.UNKNOWN_KEY,
+                    )
+
+    def _check_values(
+        self,
+        ctx: FunctionContext | MethodContext,
+        params: dict[str, str],
+        *,
+        allowlist_from: Iterable[TypeInfo],
+    ) -> None:
+        api = ctx.api
+        assert isinstance(api, TypeChecker)
+        allowed = self._allowlist(allowlist_from)
+        for expr, root in sites.call_values(ctx, params):
+            for value in sites.values_of(expr, root, api):
+                if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
+                    continue
+                schema = sites.channels_schema(value, root)
+                if schema is not None:  # a model or dataclass whose fields update the channels
+                    findings = sites.rerooted(
+                        self.walker.check_state_class(schema), schema.name, value.path
+                    )
+                else:
+                    findings = self.walker.check_value(value.type, value.path)
+                if value.shown is not None:
+                    findings = sites.naming(findings, value.path, self.walker.type_name(value.shown))
+                self._record_reads(api, findings)
+                report(api, findings, value.expr, at_fields=False, allowed=allowed,
+                       configured=self.config.allowed_msgpack_modules)
+
+    def _allowlist(self, schemas: Iterable[TypeInfo]) -> frozenset[str] | None:
+        """The derived allowlist in strict msgpack mode (``None`` when the mode is off)."""
+        if not self._strict:
+            return None
+        if not self.config.derive_allowlist:
+            return frozenset()
+        return derive_allowlist(discovery.schema_type(info) for info in schemas)
+
+    def _record_reads(self, api: CheckerPluginInterface, findings: Findings) -> None:
+        """Tell mypy which classes this check read, so that an edit to one rechecks this module:
+        as indirect module dependencies (incremental runs), and as fine-grained triggers on the
+        classes for the code being checked (the daemon)."""
+        assert isinstance(api, TypeChecker)
+        tree = api.tree
+        function = api.scope.top_level_function()
+        target = function.fullname if isinstance(function, FuncDef) else tree.fullname
+        reads = self._read_modules.setdefault(tree.fullname, set())
+        deps = tree.plugin_deps
+        for module, fullname in findings.touched:
+            reads.add(module)
+            triggers = self._triggers.get(fullname)
+            if triggers is None:
+                # The class itself changed (a TypedDict's items), or one of its members did.
+                triggers = self._triggers[fullname] = (
+                    make_trigger(fullname),
+                    make_wildcard_trigger(fullname),
+                )
+            for trigger in triggers:
+                deps.setdefault(trigger, set()).add(target)
+        reads.discard(tree.fullname)
+
+
+def _checker_of(file: MypyFile, modules: object) -> TypeChecker | None:
+    """The type checker that has just checked ``file``.
+
+    mypy hands ``get_additional_indirect_deps`` only the file. Its checker is still alive then (and
+    set to report into that file), and it refers to the build's module table, which mypy gave this
+    plugin through ``set_modules``: it is found among the referrers of that table. This runs only for
+    modules that define a class named in ``state_classes``.
+    """
+    for referrer in gc.get_referrers(modules):
+        if isinstance(referrer, TypeChecker) and referrer.tree is file:
+            return referrer
+    return None
