@@ -52,6 +52,8 @@ class Checks:
         # dependencies once M is checked, so that an edit to them rechecks M.
         self._read_modules: dict[str, set[str]] = {}
         self._triggers: dict[str, tuple[str, str]] = {}
+        # mypy reads plugin triggers only when it keeps fine-grained dependencies (the daemon).
+        self._fine_grained = options.fine_grained_incremental or options.cache_fine_grained
 
     def reads_of(self, module: str) -> set[str]:
         return self._read_modules.pop(module, set())
@@ -209,16 +211,21 @@ class Checks:
 
     def _record_reads(self, api: CheckerPluginInterface, findings: Findings) -> None:
         """Tell mypy which classes this check read, so that an edit to one rechecks this module:
-        as indirect module dependencies (incremental runs), and as fine-grained triggers on the
-        classes for the code being checked (the daemon)."""
+        as indirect module dependencies (incremental runs), and, when mypy keeps fine-grained
+        dependencies (the daemon), as triggers on the classes for the code being checked."""
+        if not findings.touched:
+            return
         assert isinstance(api, TypeChecker)
         tree = api.tree
+        reads = self._read_modules.setdefault(tree.fullname, set())
+        reads.update(module for module, _ in findings.touched)
+        reads.discard(tree.fullname)
+        if not self._fine_grained:
+            return
         function = api.scope.top_level_function()
         target = function.fullname if isinstance(function, FuncDef) else tree.fullname
-        reads = self._read_modules.setdefault(tree.fullname, set())
         deps = tree.plugin_deps
-        for module, fullname in findings.touched:
-            reads.add(module)
+        for _, fullname in findings.touched:
             triggers = self._triggers.get(fullname)
             if triggers is None:
                 # The class itself changed (a TypedDict's items), or one of its members did.
@@ -228,7 +235,6 @@ class Checks:
                 )
             for trigger in triggers:
                 deps.setdefault(trigger, set()).add(target)
-        reads.discard(tree.fullname)
 
 
 def _checker_of(file: MypyFile, modules: object) -> TypeChecker | None:
