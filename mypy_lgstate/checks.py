@@ -10,9 +10,18 @@ from collections.abc import Iterable
 from typing import Final
 
 from mypy.checker import TypeChecker
-from mypy.nodes import CallExpr, ClassDef, FuncDef, MemberExpr, MypyFile, RefExpr, TypeInfo
+from mypy.nodes import (
+    CallExpr,
+    ClassDef,
+    Context,
+    FuncDef,
+    MemberExpr,
+    MypyFile,
+    RefExpr,
+    TypeInfo,
+)
 from mypy.options import Options
-from mypy.plugin import CheckerPluginInterface, FunctionContext, MethodContext
+from mypy.plugin import FunctionContext, MethodContext
 from mypy.server.trigger import make_trigger, make_wildcard_trigger
 from mypy.types import AnyType, Type, TypeOfAny, get_proper_type
 
@@ -109,17 +118,8 @@ class Checks:
         *,
         allowlist_from: Iterable[TypeInfo],
     ) -> None:
-        allowed = self._allowlist(allowlist_from)
-        for info in schemas:
-            findings = self.walker.check_state_class(info)
-            self._record_reads(ctx.api, findings)
-            report(
-                ctx.api,
-                findings,
-                ctx.context,
-                allowed=allowed,
-                configured=self.config.allowed_msgpack_modules,
-            )
+        assert isinstance(ctx.api, TypeChecker)
+        self._check_state_classes(ctx.api, ctx.context, schemas, self._allowlist(allowlist_from))
 
     def check_configured_state_classes(
         self, file: MypyFile, names: list[str], modules: object
@@ -133,10 +133,17 @@ class Checks:
         if checker is None:
             return
         for info in infos:
-            findings = self.walker.check_state_class(info)
-            self._record_reads(checker, findings)
-            report(checker, findings, info, allowed=self._allowlist([info]),
-                   configured=self.config.allowed_msgpack_modules)
+            self._check_state_classes(checker, info, [info], self._allowlist([info]))
+
+    def _check_state_classes(
+        self,
+        api: TypeChecker,
+        context: Context,
+        schemas: Iterable[TypeInfo],
+        allowed: frozenset[str] | None,
+    ) -> None:
+        for info in schemas:
+            self._emit(api, self.walker.check_state_class(info), context, allowed=allowed)
 
     def _check_nodes(
         self, ctx: MethodContext, schemas: list[TypeInfo], nodes: list[sites.Node]
@@ -159,9 +166,7 @@ class Checks:
                 fail(api, codes.untyped_node_message(node.name, shown), ctx.context, codes.UNTYPED_NODE)
             for path, typ in shape.checked:
                 findings = self.walker.check_value(typ, path)
-                self._record_reads(api, findings)
-                report(api, findings, ctx.context, at_fields=False, allowed=allowed,
-                       configured=self.config.allowed_msgpack_modules)
+                self._emit(api, findings, ctx.context, at_fields=False, allowed=allowed)
             if channels is None:
                 continue
             names, state = channels
@@ -197,9 +202,7 @@ class Checks:
                     findings = self.walker.check_value(value.type, value.path)
                 if value.shown is not None:
                     findings = sites.naming(findings, value.path, self.walker.type_name(value.shown))
-                self._record_reads(api, findings)
-                report(api, findings, value.expr, at_fields=False, allowed=allowed,
-                       configured=self.config.allowed_msgpack_modules)
+                self._emit(api, findings, value.expr, at_fields=False, allowed=allowed)
 
     def _allowlist(self, schemas: Iterable[TypeInfo]) -> frozenset[str] | None:
         """The derived allowlist in strict msgpack mode (``None`` when the mode is off)."""
@@ -209,13 +212,32 @@ class Checks:
             return frozenset()
         return derive_allowlist(discovery.schema_type(info) for info in schemas)
 
-    def _record_reads(self, api: CheckerPluginInterface, findings: Findings) -> None:
+    def _emit(
+        self,
+        api: TypeChecker,
+        findings: Findings,
+        context: Context,
+        *,
+        at_fields: bool = True,
+        allowed: frozenset[str] | None,
+    ) -> None:
+        """Record what the check read, then report what it found."""
+        self._record_reads(api, findings)
+        report(
+            api,
+            findings,
+            context,
+            at_fields=at_fields,
+            allowed=allowed,
+            configured=self.config.allowed_msgpack_modules,
+        )
+
+    def _record_reads(self, api: TypeChecker, findings: Findings) -> None:
         """Tell mypy which classes this check read, so that an edit to one rechecks this module:
         as indirect module dependencies (incremental runs), and, when mypy keeps fine-grained
         dependencies (the daemon), as triggers on the classes for the code being checked."""
         if not findings.touched:
             return
-        assert isinstance(api, TypeChecker)
         tree = api.tree
         reads = self._read_modules.setdefault(tree.fullname, set())
         reads.update(module for module, _ in findings.touched)
