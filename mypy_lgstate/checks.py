@@ -61,8 +61,22 @@ class Checks:
         # dependencies once M is checked, so that an edit to them rechecks M.
         self._read_modules: dict[str, set[str]] = {}
         self._triggers: dict[str, tuple[str, str]] = {}
+        # The schemas and the channels of each graph type seen (a graph has several nodes).
+        self._graphs: dict[Type, tuple[TypeInfo, ...]] = {}
+        self._channels: dict[tuple[TypeInfo, ...], tuple[frozenset[str], str] | None] = {}
+        self._allowlists: dict[tuple[TypeInfo, ...], frozenset[str]] = {}  # strict msgpack only
+        # The modules of each set of classes read (most checks of a graph read the same set).
+        self._modules_of: dict[frozenset[tuple[str, str]], frozenset[str]] = {}
         # mypy reads plugin triggers only when it keeps fine-grained dependencies (the daemon).
         self._fine_grained = options.fine_grained_incremental or options.cache_fine_grained
+
+    def forget(self) -> None:
+        """Drop what was memoized from classes (a new ``dmypy`` run: they may have been edited)."""
+        self.walker.forget()
+        self._graphs.clear()
+        self._channels.clear()
+        self._allowlists.clear()
+        self._modules_of.clear()
 
     def reads_of(self, module: str) -> set[str]:
         return self._read_modules.pop(module, set())
@@ -80,15 +94,16 @@ class Checks:
         return ctx.default_return_type
 
     def add_node(self, ctx: MethodContext) -> Type:
-        graph = discovery.graph_type_schemas(ctx.type)
-        schema = discovery.node_input_schema(ctx)
+        graph = self._graph_schemas(ctx.type)
+        bound = discovery.bound_arguments(ctx)
+        schema = discovery.node_input_schema(bound)
         if schema is not None:
             self._check_state(ctx, [schema], allowlist_from=[*graph, schema])
-        self._check_nodes(ctx, graph, sites.nodes_of_add_node(ctx))
+        self._check_nodes(ctx, graph, sites.nodes_of_add_node(bound))
         return ctx.default_return_type
 
     def add_sequence(self, ctx: MethodContext) -> Type:
-        graph = discovery.graph_type_schemas(ctx.type)
+        graph = self._graph_schemas(ctx.type)
         self._check_nodes(ctx, graph, sites.nodes_of_add_sequence(ctx))
         return ctx.default_return_type
 
@@ -98,18 +113,29 @@ class Checks:
         params = FUNCTION_WRITE_SITES[callee.fullname] if isinstance(callee, RefExpr) else None
         if params is None:
             return ctx.default_return_type
-        # The graph is not known here: a node's declared state parameter stands in for its schema.
-        state = sites.state_schema_of_enclosing_node(ctx.api)
-        self._check_values(ctx, params, allowlist_from=[state] if state is not None else [])
+        allowed = None
+        if self._strict:
+            # The graph is not known here: a node's declared state parameter stands in for its schema.
+            state = sites.state_schema_of_enclosing_node(ctx.api)
+            allowed = self._allowlist([state] if state is not None else [])
+        self._check_values(ctx, params, allowed)
         return ctx.default_return_type
 
     def graph_input(self, ctx: MethodContext) -> Type:
         assert isinstance(ctx.context, CallExpr) and isinstance(ctx.context.callee, MemberExpr)
         params = GRAPH_INPUTS[ctx.context.callee.name]
-        self._check_values(ctx, params, allowlist_from=discovery.graph_type_schemas(ctx.type))
+        allowed = self._allowlist(self._graph_schemas(ctx.type)) if self._strict else None
+        self._check_values(ctx, params, allowed)
         return ctx.default_return_type
 
     # Checks --------------------------------------------------------------------------------------
+
+    def _graph_schemas(self, graph: Type) -> tuple[TypeInfo, ...]:
+        """The schema classes of a ``StateGraph[...]`` type (memoized: a graph has several nodes)."""
+        schemas = self._graphs.get(graph)
+        if schemas is None:
+            schemas = self._graphs[graph] = tuple(discovery.graph_type_schemas(graph))
+        return schemas
 
     def _check_state(
         self,
@@ -146,13 +172,16 @@ class Checks:
             self._emit(api, self.walker.check_state_class(info), context, allowed=allowed)
 
     def _check_nodes(
-        self, ctx: MethodContext, schemas: list[TypeInfo], nodes: list[sites.Node]
+        self, ctx: MethodContext, schemas: tuple[TypeInfo, ...], nodes: list[sites.Node]
     ) -> None:
         if not nodes:
             return
         api = ctx.api
         assert isinstance(api, TypeChecker)
-        channels = sites.graph_channels(schemas)
+        if schemas in self._channels:
+            channels = self._channels[schemas]
+        else:
+            channels = self._channels[schemas] = sites.graph_channels(schemas)
         allowed = self._allowlist(schemas)
         for node in nodes:
             ret = sites.node_return_type(node.type, api)
@@ -183,12 +212,10 @@ class Checks:
         self,
         ctx: FunctionContext | MethodContext,
         params: dict[str, str],
-        *,
-        allowlist_from: Iterable[TypeInfo],
+        allowed: frozenset[str] | None,
     ) -> None:
         api = ctx.api
         assert isinstance(api, TypeChecker)
-        allowed = self._allowlist(allowlist_from)
         for expr, root in sites.call_values(ctx, params):
             for value in sites.values_of(expr, root, api):
                 if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
@@ -210,7 +237,11 @@ class Checks:
             return None
         if not self.config.derive_allowlist:
             return frozenset()
-        return derive_allowlist(discovery.schema_type(info) for info in schemas)
+        key = tuple(schemas)
+        allowed = self._allowlists.get(key)
+        if allowed is None:
+            allowed = self._allowlists[key] = derive_allowlist(map(discovery.schema_type, key))
+        return allowed
 
     def _emit(
         self,
@@ -223,6 +254,8 @@ class Checks:
     ) -> None:
         """Record what the check read, then report what it found."""
         self._record_reads(api, findings)
+        if not findings.problems and (allowed is None or not findings.user_classes):
+            return
         report(
             api,
             findings,
@@ -239,8 +272,13 @@ class Checks:
         if not findings.touched:
             return
         tree = api.tree
+        modules = self._modules_of.get(findings.touched)
+        if modules is None:
+            modules = self._modules_of[findings.touched] = frozenset(
+                module for module, _ in findings.touched
+            )
         reads = self._read_modules.setdefault(tree.fullname, set())
-        reads.update(module for module, _ in findings.touched)
+        reads |= modules
         reads.discard(tree.fullname)
         if not self._fine_grained:
             return

@@ -12,8 +12,7 @@ import hashlib
 import json
 import os
 import sys
-from dataclasses import asdict, dataclass, fields
-from typing import Any, Final, Literal, NoReturn
+from typing import Any, Final, Literal, NamedTuple, NoReturn
 
 Profile = Literal["json", "msgpack"]
 PROFILES: Final = ("json", "msgpack")
@@ -25,8 +24,7 @@ class ConfigError(Exception):
     """A bad option: the message is the whole line shown to the user."""
 
 
-@dataclass(frozen=True)
-class LGStateConfig:
+class LGStateConfig(NamedTuple):
     """Every option of the plugin; the field names are the option names, the defaults SPEC's defaults."""
 
     profile: Profile = "json"
@@ -38,7 +36,7 @@ class LGStateConfig:
 
     def to_data(self) -> dict[str, Any]:
         """A JSON-encodable form, for ``report_config_data`` (a change rechecks the user's modules)."""
-        return asdict(self)
+        return self._asdict()
 
     def digest(self) -> str:
         """A short hash of the options: folded into the plugin's version so ``dmypy run`` restarts."""
@@ -46,7 +44,8 @@ class LGStateConfig:
         return hashlib.sha256(encoded).hexdigest()[:12]
 
 
-_OPTION_KINDS: Final = {f.name: f.type for f in fields(LGStateConfig)}
+# Each option's kind, told by its default: the profile (a str), a bool, or a tuple of dotted names.
+_OPTION_KINDS: Final = {name: type(default) for name, default in LGStateConfig._field_defaults.items()}
 
 
 def load_config(config_file: str | None) -> LGStateConfig:
@@ -91,9 +90,9 @@ def _build(file: str, section: str, raw: dict[str, Any], *, from_ini: bool) -> L
         if kind is None:
             known = ", ".join(sorted(_OPTION_KINDS))
             _fail(file, section, key, f"unknown option (known options: {known})")
-        if kind == "bool":
+        if kind is bool:
             values[key] = _as_bool(file, section, key, value, from_ini)
-        elif kind == "Profile":
+        elif kind is str:
             if value not in PROFILES:
                 _fail(file, section, key, f'must be "json" or "msgpack", not {_show(value)}')
             values[key] = value

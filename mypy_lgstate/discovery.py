@@ -79,12 +79,10 @@ def state_graph_schemas(ctx: FunctionContext) -> tuple[list[TypeInfo], list[Type
     return checkpointed, run_scoped
 
 
-def node_input_schema(ctx: MethodContext) -> TypeInfo | None:
+def node_input_schema(bound: BoundArguments) -> TypeInfo | None:
     """The ``input_schema=`` class of an ``add_node(...)`` call."""
-    for name, expr, typ in arguments(ctx):
-        if name == "input_schema":
-            return schema_class(expr, typ)
-    return None
+    given = bound.get("input_schema")
+    return schema_class(*given) if given is not None else None
 
 
 def graph_type_schemas(graph: Type) -> list[TypeInfo]:
@@ -103,6 +101,17 @@ def graph_type_schemas(graph: Type) -> list[TypeInfo]:
             continue
         if is_schema(info) and info not in found:
             found.append(info)
+    return found
+
+
+# A call's actual arguments by the parameter they bind to (the first one, for ``*args``).
+BoundArguments = dict[str | None, tuple[Expression, Type]]
+
+
+def bound_arguments(ctx: FunctionContext | MethodContext) -> BoundArguments:
+    found: BoundArguments = {}
+    for name, expr, typ in arguments(ctx):
+        found.setdefault(name, (expr, typ))
     return found
 
 

@@ -101,7 +101,7 @@ class LGStatePlugin(Plugin):
 
     def forget(self) -> None:
         if self._checks is not None:
-            self._checks.walker.forget()
+            self._checks.forget()
 
     def _dispatch(self, method: str) -> Callable[..., Type]:
         def hook(ctx: FunctionContext | MethodContext) -> Type:

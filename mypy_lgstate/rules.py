@@ -8,14 +8,12 @@ of their nearest listed base (with the row's ``subclass`` verdicts where they di
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 Outcome = Literal["ok", "lossy", "raises"]
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     """What one serializer does with a value of a type."""
 
     outcome: Outcome
@@ -23,8 +21,7 @@ class Verdict:
     fix: str = ""
 
 
-@dataclass(frozen=True)
-class TypeRule:
+class TypeRule(NamedTuple):
     """A row of RULES.md: the json and msgpack verdicts, and those for subclasses where they differ."""
 
     json: Verdict

@@ -13,9 +13,8 @@ of the call's own arguments come from the checker's type map, where mypy put the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from typing import Final
+from collections.abc import Iterator, Sequence
+from typing import Final, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -62,23 +61,17 @@ _AWAITABLES: Final = {"typing.Coroutine": 2, "typing.Awaitable": 0}
 # Node return types ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(NamedTuple):
     """A callable registered as a node: its name and its type."""
 
     name: str
     type: Type
 
 
-def nodes_of_add_node(ctx: MethodContext) -> list[Node]:
+def nodes_of_add_node(bound: discovery.BoundArguments) -> list[Node]:
     """``add_node("name", fn)`` or ``add_node(fn)``."""
-    node_arg: tuple[Expression, Type] | None = None
-    action_arg: tuple[Expression, Type] | None = None
-    for name, expr, typ in discovery.arguments(ctx):
-        if name == "node":
-            node_arg = (expr, typ)
-        elif name == "action":
-            action_arg = (expr, typ)
+    node_arg = bound.get("node")
+    action_arg = bound.get("action")
     if node_arg is None:
         return []
     if action_arg is not None:
@@ -139,8 +132,7 @@ def _unwrap_awaitable(ret: Type) -> Type:
     return ret
 
 
-@dataclass(frozen=True)
-class UpdateShape:
+class UpdateShape(NamedTuple):
     """What a node's declared return type says it writes."""
 
     checked: list[tuple[str, Type]]  # (path, type) pairs to walk
@@ -189,7 +181,7 @@ def _union_items(typ: ProperType) -> Iterator[ProperType]:
         yield typ
 
 
-def graph_channels(schemas: list[TypeInfo]) -> tuple[frozenset[str], str] | None:
+def graph_channels(schemas: Sequence[TypeInfo]) -> tuple[frozenset[str], str] | None:
     """The channel names of a graph with these schemas (state first) and the state schema's name;
     ``None`` when no schema is a known class."""
     if not schemas:
@@ -227,8 +219,7 @@ def state_schema_of_enclosing_node(api: TypeChecker) -> TypeInfo | None:
 # Write-site values ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Value:
+class Value(NamedTuple):
     """One value to check at a write site: its path, the expression it came from, and its type."""
 
     path: str
@@ -340,10 +331,10 @@ def naming(findings: Findings, path: str, type_name: str) -> Findings:
     """``findings`` with the problems found at ``path`` itself naming ``type_name``: a hollow
     container is reported under the type of the display it stands for."""
     problems = tuple(
-        replace(problem, type_name=type_name) if problem.path == path else problem
+        problem._replace(type_name=type_name) if problem.path == path else problem
         for problem in findings.problems
     )
-    return replace(findings, problems=problems)
+    return findings._replace(problems=problems)
 
 
 def rerooted(findings: Findings, old_root: str, new_root: str) -> Findings:
@@ -352,8 +343,7 @@ def rerooted(findings: Findings, old_root: str, new_root: str) -> Findings:
     def moved(path: str) -> str:
         return new_root + path[len(old_root):] if path.startswith(old_root) else path
 
-    return replace(
-        findings,
-        problems=tuple(replace(p, path=moved(p.path)) for p in findings.problems),
-        user_classes=tuple(replace(c, path=moved(c.path)) for c in findings.user_classes),
+    return findings._replace(
+        problems=tuple(p._replace(path=moved(p.path)) for p in findings.problems),
+        user_classes=tuple(c._replace(path=moved(c.path)) for c in findings.user_classes),
     )

@@ -2,16 +2,16 @@
 
 The walker is pure: it reads declared types (TypedDict items, ``Var`` types of model and dataclass
 fields, the MRO) and never function bodies or inferred expression types, so it gives the same answers
-in cold, warm, parallel and daemon runs. Verdicts are memoized per walker, for classes and for leaf
-types without type arguments (lookups by fullname); ``forget()`` drops them when the classes they were
-computed from may have changed (a new ``dmypy`` run).
+in cold, warm, parallel and daemon runs. Verdicts are memoized per walker, for the fields of a class
+(by its fullname) and for class types (by fullname, or by the type when it has type arguments);
+``forget()`` drops them when the classes they were computed from may have changed (a new ``dmypy``
+run).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Final, Literal
+from typing import Final, Literal, NamedTuple
 
 from mypy.errorcodes import ErrorCode
 from mypy.maptype import map_instance_to_supertype
@@ -51,8 +51,11 @@ Anchor = tuple[TypeInfo, str]
 UserClassKind = Literal["Enum", "dataclass", "NamedTuple", "pydantic model", "SecretStr", "subclass"]
 
 
-@dataclass(frozen=True)
-class Problem:
+# The value classes below are NamedTuples: cheap to build, hash and compare, and defined without the
+# code generation of dataclasses (the plugin is imported in every mypy run).
+
+
+class Problem(NamedTuple):
     """One thing the serializer gets wrong, at a path relative to where the walk started."""
 
     code: ErrorCode
@@ -64,11 +67,10 @@ class Problem:
 
     def under(self, prefix: str, anchor: Anchor | None = None) -> Problem:
         anchors = self.anchors if anchor is None else (anchor, *self.anchors)
-        return replace(self, path=prefix + self.path, anchors=anchors)
+        return self._replace(path=prefix + self.path, anchors=anchors)
 
 
-@dataclass(frozen=True)
-class UserClass:
+class UserClass(NamedTuple):
     """A class the strict msgpack loader only rebuilds when it is on the allowlist."""
 
     fullname: str
@@ -79,11 +81,10 @@ class UserClass:
 
     def under(self, prefix: str, anchor: Anchor | None = None) -> UserClass:
         anchors = self.anchors if anchor is None else (anchor, *self.anchors)
-        return replace(self, path=prefix + self.path, anchors=anchors)
+        return self._replace(path=prefix + self.path, anchors=anchors)
 
 
-@dataclass(frozen=True)
-class Findings:
+class Findings(NamedTuple):
     """What a walk found: problems, the classes strict msgpack must allow, and every class it read
     (as ``(module, fullname)``: the plugin tells mypy about them, so that an edit to one rechecks
     the modules whose verdicts depend on it)."""
@@ -126,10 +127,25 @@ def _merge(parts: list[Findings]) -> Findings:
         return NOTHING
     if len(parts) == 1:
         return parts[0]
-    problems = dict.fromkeys(p for part in parts for p in part.problems)
-    classes = dict.fromkeys(c for part in parts for c in part.user_classes)
-    touched = frozenset().union(*(part.touched for part in parts))
-    return Findings(tuple(problems), tuple(classes), touched)
+    # Most parts found nothing and read classes already read by another part: merge cheaply.
+    problems: list[Problem] = []
+    classes: list[UserClass] = []
+    touched: frozenset[tuple[str, str]] = frozenset()
+    for part in parts:
+        problems += part.problems
+        classes += part.user_classes
+        if not part.touched <= touched:
+            touched = touched | part.touched if touched else part.touched
+    if not problems and not classes:
+        return Findings(touched=touched) if touched else NOTHING
+    return Findings(tuple(dict.fromkeys(problems)), tuple(dict.fromkeys(classes)), touched)
+
+
+def _in_field(found: Findings, owner: TypeInfo, name: str) -> Findings:
+    """``found``, the findings of the type of field ``name`` of ``owner``, placed under that field."""
+    if not found.problems and not found.user_classes:  # the usual case: nothing to move
+        return found
+    return found.under(f".{name}", (owner, name))
 
 
 def is_top_level(info: TypeInfo) -> bool:
@@ -202,7 +218,7 @@ class Walker:
         self.options = options
         self.serializer = _SERIALIZER[self.profile]
         self._class_memo: dict[tuple[str, bool], Findings] = {}
-        self._leaf_memo: dict[tuple[str, bool], Findings] = {}
+        self._instance_memo: dict[tuple[object, bool], Findings] = {}
         # Recursion: a class or alias already being walked contributes nothing where it recurs (its
         # first visit reports). A result computed below such a cut is incomplete on its own, so it
         # is memoized only once every cut it saw belongs to its own subtree: each open walk keeps
@@ -216,7 +232,7 @@ class Walker:
     def forget(self) -> None:
         """Drop every memoized verdict (the classes they were computed from may have been edited)."""
         self._class_memo.clear()
-        self._leaf_memo.clear()
+        self._instance_memo.clear()
 
     def check_state_class(self, info: TypeInfo) -> Findings:
         """A graph-state schema: each field is a channel, checked on its own; paths start at the class."""
@@ -247,6 +263,8 @@ class Walker:
         )
 
     def _walk(self, typ: Type, in_model_value: bool) -> Findings:
+        if type(typ) is Instance:  # most walks end at a class: skip the dispatch below
+            return self._instance(typ, in_model_value)
         if isinstance(typ, TypeAliasType):
             key = (typ, in_model_value)
             if self._cut(key):
@@ -282,15 +300,21 @@ class Walker:
         return not cuts
 
     def _walk_proper(self, typ: ProperType, in_model_value: bool) -> Findings:
+        # The most frequent kinds first.
         if isinstance(typ, Instance):
             return self._instance(typ, in_model_value)
+        if isinstance(typ, TypedDictType):
+            info = typ.fallback.type
+            if info.is_generic() or not info.typeddict_type:
+                return self._typeddict_items(typ, in_model_value).touching(info)
+            return self._class_findings(info, None, in_model_value)
+        if isinstance(typ, UnionType):
+            return _merge([self._walk(item, in_model_value) for item in typ.items])
         if isinstance(typ, (NoneType, UninhabitedType)):
             return NOTHING
         if isinstance(typ, LiteralType):
             # The value is an instance of the fallback: a str, int, bool, bytes or Enum member.
             return self._walk_proper(typ.fallback, in_model_value)
-        if isinstance(typ, UnionType):
-            return _merge([self._walk(item, in_model_value) for item in typ.items])
         if isinstance(typ, AnyType):
             if typ.type_of_any in (TypeOfAny.from_error, TypeOfAny.implementation_artifact):
                 return NOTHING  # mypy has already reported the cause
@@ -301,11 +325,6 @@ class Walker:
             return self._verdict(typ, rules.raises(rules.CALLABLE_FIX))
         if isinstance(typ, TypeType):
             return self._verdict(typ, rules.raises(rules.CLASS_FIX))
-        if isinstance(typ, TypedDictType):
-            info = typ.fallback.type
-            if info.is_generic() or not info.typeddict_type:
-                return self._typeddict_items(typ, in_model_value).touching(info)
-            return self._class_findings(info, None, in_model_value)
         if isinstance(typ, TupleType):
             if typ.partial_fallback.type.is_named_tuple:
                 fallback = typ.partial_fallback
@@ -338,11 +357,10 @@ class Walker:
         return _merge(parts)
 
     def _instance(self, typ: Instance, in_model_value: bool) -> Findings:
-        # Classes without type arguments are the leaves of most walks: decide each once.
-        if typ.args:
-            return self._decide_instance(typ, in_model_value).touching(typ.type)
-        key = (typ.type.fullname, in_model_value)
-        found = self._leaf_memo.get(key)
+        # Decide each class once (by name, without type arguments: the leaves of most walks), and
+        # each parametrized type once (``list[str]``; mypy caches the hash of a type).
+        key: tuple[object, bool] = (typ if typ.args else typ.type.fullname, in_model_value)
+        found = self._instance_memo.get(key)
         if found is None:
             self._open(None)
             try:
@@ -350,7 +368,7 @@ class Walker:
             finally:
                 complete = self._close(None)
             if complete:
-                self._leaf_memo[key] = found
+                self._instance_memo[key] = found
         return found
 
     def _decide_instance(self, typ: Instance, in_model_value: bool) -> Findings:
@@ -414,7 +432,7 @@ class Walker:
         return self._verdict(typ, rules.raises(rules.KEEP_OUT))
 
     def _is_safe_type(self, info: TypeInfo) -> bool:
-        return bool(self.safe_types) and any(base.fullname in self.safe_types for base in info.mro)
+        return any(base.fullname in self.safe_types for base in info.mro) if self.safe_types else False
 
     def _items(self, typ: Instance, in_model_value: bool) -> Findings:
         if not typ.args:
@@ -530,7 +548,7 @@ class Walker:
             str(i) for i in range(len(fields))
         ]
         walked = [
-            self._walk(item, in_model_value).under(f".{name}", (info, name))
+            _in_field(self._walk(item, in_model_value), info, name)
             for name, item in zip(names, fields)
         ]
         if self.profile == "json":
@@ -665,10 +683,7 @@ class Walker:
     ) -> Findings:
         owner = info or typ.fallback.type
         return _merge(
-            [
-                self._walk(item, in_model_value).under(f".{name}", (owner, name))
-                for name, item in typ.items.items()
-            ]
+            [_in_field(self._walk(item, in_model_value), owner, name) for name, item in typ.items.items()]
         )
 
     def _fields(self, info: TypeInfo, typ: Instance | None, in_model_value: bool) -> Findings:
@@ -681,9 +696,7 @@ class Walker:
                 field_type = expand_type_by_instance(
                     field_type, map_instance_to_supertype(self_type, declared_in)
                 )
-            parts.append(
-                self._walk(field_type, in_model_value).under(f".{name}", (declared_in, name))
-            )
+            parts.append(_in_field(self._walk(field_type, in_model_value), declared_in, name))
         return _merge(parts)
 
 
