@@ -82,10 +82,13 @@ class Scenario:
             flush=True,
         )
 
+    def pair_ratios(self, measure: Callable[[Sample], float]) -> list[float]:
+        # Ratios within a pair: adjacent runs share the machine's state, so per-pair ratios cancel
+        # slow drifts that a ratio of the two medians would keep.
+        return [measure(b) / measure(a) for a, b in zip(self.plain, self.plugin)]
+
     def ratio(self, measure: Callable[[Sample], float]) -> float:
-        # Ratios within a pair, then the median: adjacent runs share the machine's state, so
-        # per-pair ratios cancel slow drifts that a ratio of the two medians would keep.
-        return statistics.median(measure(b) / measure(a) for a, b in zip(self.plain, self.plugin))
+        return statistics.median(self.pair_ratios(measure))
 
 
 def seconds(sample: Sample) -> float:
@@ -213,16 +216,18 @@ def _median(samples: list[Sample], measure: Callable[[Sample], float]) -> float:
 def report(scenarios: list[Scenario], modules: int) -> None:
     print()
     print(
-        f"{'scenario':<16} {'plain s':>8} {'plugin s':>9} {'ratio':>6} {'target':>7} {'cpu ratio':>9}   "
-        f"{'plain MiB':>9} {'plugin MiB':>10} {'mem ratio':>9}"
+        f"{'scenario':<16} {'plain s':>8} {'plugin s':>9} {'ratio':>6} {'pairs range':>13} {'target':>7} "
+        f"{'cpu ratio':>9}   {'plain MiB':>9} {'plugin MiB':>10} {'mem ratio':>9}"
     )
     failures = []
     for scenario in scenarios:
         time_ratio = scenario.ratio(seconds)
+        pairs = scenario.pair_ratios(seconds)
         memory = scenario.ratio(peak_mib)
         print(
             f"{scenario.label:<16} {_median(scenario.plain, seconds):8.2f} "
-            f"{_median(scenario.plugin, seconds):9.2f} {time_ratio:6.3f} {scenario.time_target:7.2f} "
+            f"{_median(scenario.plugin, seconds):9.2f} {time_ratio:6.3f} "
+            f"{f'{min(pairs):.3f}-{max(pairs):.3f}':>13} {scenario.time_target:7.2f} "
             f"{scenario.ratio(cpu_seconds):9.3f}   "
             f"{_median(scenario.plain, peak_mib):9.1f} {_median(scenario.plugin, peak_mib):10.1f} "
             f"{memory:9.3f}"
@@ -246,7 +251,7 @@ def main() -> None:
     parser.add_argument(
         "--modules", type=int, help=f"modules to generate (default {TARGET_MODULES}; {QUICK_MODULES} with --quick)"
     )
-    parser.add_argument("--repeat", type=int, help="pairs per scenario (default 3 cold, 5 warm; 1 with --quick)")
+    parser.add_argument("--repeat", type=int, help="pairs per scenario (default 5 cold, 9 warm; 1 with --quick)")
     parser.add_argument("--python", default=sys.executable, help="interpreter whose mypy to run (default: this one)")
     parser.add_argument("--plugin", default=DEFAULT_PLUGIN, help=f"plugins= entry (default {DEFAULT_PLUGIN})")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="where the app, configs and caches go")
@@ -256,8 +261,10 @@ def main() -> None:
     # mypy reads a plugin path relative to the config file, which lives in the work directory.
     plugin = str(Path(args.plugin).resolve()) if args.plugin.endswith(".py") else args.plugin
     modules = args.modules or (QUICK_MODULES if args.quick else TARGET_MODULES)
-    cold_repeat = args.repeat or (1 if args.quick else 3)
-    warm_repeat = args.repeat or (1 if args.quick else 5)
+    # Odd counts, so that each median is one measured pair. The warm scenarios are cheap to repeat
+    # and closest to their targets, relative to this machine's noise.
+    cold_repeat = args.repeat or (1 if args.quick else 5)
+    warm_repeat = args.repeat or (1 if args.quick else 9)
 
     args.workdir.mkdir(parents=True, exist_ok=True)
     # Regenerated every time: cheap, and it undoes an edit left behind by an interrupted run.

@@ -34,13 +34,10 @@ class LGStateConfig(NamedTuple):
     state_classes: tuple[str, ...] = ()
     safe_types: tuple[str, ...] = ()
 
-    def to_data(self) -> dict[str, Any]:
-        """A JSON-encodable form, for ``report_config_data`` (a change rechecks the user's modules)."""
-        return self._asdict()
-
     def digest(self) -> str:
-        """A short hash of the options: folded into the plugin's version so ``dmypy run`` restarts."""
-        encoded = json.dumps(self.to_data(), sort_keys=True).encode()
+        """A short hash of the options. mypy stores it with each user module (``report_config_data``:
+        a change rechecks them), and the daemon's plugin version includes it (``dmypy run`` restarts)."""
+        encoded = json.dumps(self._asdict(), sort_keys=True).encode()
         return hashlib.sha256(encoded).hexdigest()[:12]
 
 

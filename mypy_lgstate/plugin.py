@@ -79,7 +79,8 @@ class LGStatePlugin(Plugin):
             earlier.forget()
         _LIVE_PLUGINS.add(self)
         self._checks: Checks | None = None
-        self._config_data = self.config.to_data()  # asked for once per module: computed once
+        # Asked for twice per module, and stored in each module's cache entry: a short digest.
+        self._config_data = self.config.digest()
         self._state_classes_by_module: dict[str, list[str]] = {}
         for fullname in self.config.state_classes:
             module, _, name = fullname.rpartition(".")
@@ -120,8 +121,10 @@ class LGStatePlugin(Plugin):
 
     def report_config_data(self, ctx: ReportConfigContext) -> object:
         # Library and typeshed modules never hold findings: keep their caches across option changes.
-        if any(part in ctx.path for part in _LIBRARY_DIRS):
-            return None
+        path = ctx.path
+        for library_dir in _LIBRARY_DIRS:
+            if library_dir in path:
+                return None
         return self._config_data
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
