@@ -18,9 +18,11 @@ import mypy_lgstate
 from mypy_lgstate import graph_state
 
 
-def _modules_after(code: str) -> list[str]:
-    """The top-level packages in ``sys.modules`` after running ``code`` in a fresh interpreter."""
-    script = code + "\nimport sys, json\nprint(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))"
+def _modules_after(code: str, *, packages: bool = True) -> list[str]:
+    """The top-level packages (or, with ``packages=False``, the modules) in ``sys.modules`` after
+    running ``code`` in a fresh interpreter."""
+    names = "{m.split('.')[0] for m in sys.modules}" if packages else "sys.modules"
+    script = code + f"\nimport sys, json\nprint(json.dumps(sorted({names})))"
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120
     )
@@ -48,6 +50,15 @@ def test_decorating_a_class_does_not_import_mypy() -> None:
 def test_the_plugin_module_is_separate() -> None:
     # The mypy entry point is its own module, loaded by mypy only.
     assert "mypy_lgstate.plugin" not in _modules_after("import mypy_lgstate")
+
+
+def test_the_plugin_defers_its_checks() -> None:
+    # mypy imports the entry point in every run, a warm run with nothing to check included: the
+    # checks, the walker and the rule tables wait for the first hook that fires.
+    loaded = set(_modules_after("import mypy_lgstate.plugin", packages=False))
+    assert {"mypy_lgstate.plugin", "mypy_lgstate.config", "mypy_lgstate.errorcodes"} <= loaded
+    deferred = {"checks", "walker", "rules", "sites", "discovery", "allowlist", "report"}
+    assert not {f"mypy_lgstate.{name}" for name in deferred} & loaded
 
 
 def test_public_names() -> None:
