@@ -20,6 +20,7 @@ run (``--cold``) twelve more. Needs valgrind (``apt install valgrind``); standar
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import shutil
 import subprocess
@@ -34,16 +35,12 @@ COLLECTED = re.compile(r"Collected : (\d+)")
 
 def instructions(runner: run.MypyRunner, config: run.Config) -> int:
     """The instructions one mypy run executes (it must succeed, as in run.py)."""
-    command = [
-        "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-        runner.python, "-m", "mypy", "--config-file", str(config.config_file), runner.app.package_dir.name,
-    ]
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *runner.command(config)]
     result = subprocess.run(
         command, cwd=runner.app.root, env=runner.env, capture_output=True, text=True
     )
-    allowed = (0, 1) if config.name == "plugin" else (0,)
     found = COLLECTED.search(result.stderr)
-    if result.returncode not in allowed or found is None:
+    if result.returncode not in config.exit_codes or found is None:
         sys.exit(f"{config.name} mypy under callgrind exited with {result.returncode}:\n{result.stderr[-2000:]}")
     return int(found.group(1))
 
@@ -54,7 +51,7 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable, help="interpreter whose mypy to run")
     parser.add_argument("--plugin", default=run.DEFAULT_PLUGIN, help="plugins= entry to compare")
     parser.add_argument("--workdir", type=Path, default=run.DEFAULT_WORKDIR.with_name("_work_instructions"))
-    parser.add_argument("--cold", action="store_true", help="also count a cold run (about ten minutes)")
+    parser.add_argument("--cold", action="store_true", help="also count a cold run (about twelve minutes more)")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         sys.exit("valgrind is not installed")
@@ -69,21 +66,14 @@ def main() -> None:
 
     rows: list[tuple[str, int, int]] = []
 
-    def measure(label: str) -> None:
+    def measure(label: str, *, cold: bool = False, edit: bool = False) -> None:
         counts = []
         for config in configs:
-            if label == "cold":
+            if cold:
                 shutil.rmtree(config.cache_dir, ignore_errors=True)
             else:
                 runner.checked_run(config)  # the cache is complete and matches the unedited app
-            if label == "one-module edit":
-                original = app.edit_target.read_text()
-                app.edit_target.write_text(original + run.EDIT_SUFFIX)
-                try:
-                    counts.append(instructions(runner, config))
-                finally:
-                    app.edit_target.write_text(original)
-            else:
+            with run.edited(app.edit_target) if edit else contextlib.nullcontext():
                 counts.append(instructions(runner, config))
             print(f"  {label} {config.name:<6} {counts[-1]:>16,} instructions", flush=True)
         rows.append((label, counts[0], counts[1]))
@@ -92,9 +82,9 @@ def main() -> None:
         shutil.rmtree(config.cache_dir, ignore_errors=True)
         runner.checked_run(config)
     if args.cold:
-        measure("cold")
+        measure("cold", cold=True)
     measure("warm no-change")
-    measure("one-module edit")
+    measure("one-module edit", edit=True)
 
     print()
     print(f"{'scenario':<16} {'plain':>16} {'plugin':>16} {'ratio':>6}")

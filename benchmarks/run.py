@@ -27,7 +27,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import generate
@@ -56,6 +57,12 @@ class Config:
     name: str  # "plain" or "plugin"
     config_file: Path
     cache_dir: Path
+
+    @property
+    def exit_codes(self) -> tuple[int, ...]:
+        """The exit codes of a successful run. 1 means "found errors", which the plugin is expected
+        to do; plain mypy must find none, since the app is generated to type-check cleanly."""
+        return (0, 1) if self.name == "plugin" else (0,)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,8 +122,12 @@ class MypyRunner:
         python_path = [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]
         self.env["PYTHONPATH"] = os.pathsep.join(filter(None, python_path))
 
+    def command(self, config: Config) -> list[str]:
+        """The mypy command line for ``config``, run in ``self.app.root`` with ``self.env``."""
+        return [self.python, "-m", "mypy", "--config-file", str(config.config_file), self.app.package_dir.name]
+
     def run(self, config: Config) -> Sample:
-        command = [self.python, "-m", "mypy", "--config-file", str(config.config_file), self.app.package_dir.name]
+        command = self.command(config)
         # Output goes to a file rather than a pipe: nothing has to read it while we wait.
         with tempfile.TemporaryFile() as output:
             start = time.perf_counter()
@@ -136,10 +147,7 @@ class MypyRunner:
     def checked_run(self, config: Config) -> Sample:
         """Run, and stop the benchmark if mypy failed: timing a crash would be meaningless."""
         sample = self.run(config)
-        # Exit code 1 means "found errors", which the plugin is expected to do; plain mypy must
-        # find none, since the app is generated to type-check cleanly.
-        allowed = (0, 1) if config.name == "plugin" else (0,)
-        if sample.exit_code not in allowed:
+        if sample.exit_code not in config.exit_codes:
             sys.exit(f"{config.name} mypy exited with {sample.exit_code}:\n{sample.output}")
         return sample
 
@@ -181,18 +189,25 @@ def bench_warm(runner: MypyRunner, configs: tuple[Config, Config], repeat: int) 
     return scenario
 
 
+@contextmanager
+def edited(target: Path) -> Iterator[None]:
+    """``target`` with ``EDIT_SUFFIX`` appended, for the duration of the block."""
+    original = target.read_text()
+    target.write_text(original + EDIT_SUFFIX)
+    try:
+        yield
+    finally:
+        target.write_text(original)
+
+
 def bench_edit(runner: MypyRunner, configs: tuple[Config, Config], repeat: int, target: Path) -> Scenario:
     scenario = Scenario("one-module edit", EDIT_TARGET)
-    original = target.read_text()
     for config in configs:
         runner.checked_run(config)
     for repetition in range(repeat):
         for config in configs:
-            target.write_text(original + EDIT_SUFFIX)
-            try:
+            with edited(target):
                 sample = runner.checked_run(config)
-            finally:
-                target.write_text(original)
             scenario.add(config, sample, repetition, repeat)
             # Bring this cache back to the unedited app (unmeasured), so that every measured run
             # rechecks the same modules.

@@ -137,6 +137,12 @@ class Checks:
             schemas = self._graphs[graph] = tuple(discovery.graph_type_schemas(graph))
         return schemas
 
+    def _graph_channels(self, schemas: tuple[TypeInfo, ...]) -> tuple[frozenset[str], str] | None:
+        """The channel names of a graph and its state schema's name (memoized like its schemas)."""
+        if schemas not in self._channels:
+            self._channels[schemas] = sites.graph_channels(schemas)
+        return self._channels[schemas]
+
     def _check_state(
         self,
         ctx: FunctionContext | MethodContext,
@@ -178,10 +184,7 @@ class Checks:
             return
         api = ctx.api
         assert isinstance(api, TypeChecker)
-        if schemas in self._channels:
-            channels = self._channels[schemas]
-        else:
-            channels = self._channels[schemas] = sites.graph_channels(schemas)
+        channels = self._graph_channels(schemas)
         allowed = self._allowlist(schemas)
         for node in nodes:
             ret = sites.node_return_type(node.type, api)
