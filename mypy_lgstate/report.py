@@ -18,7 +18,7 @@ from mypy.plugin import CheckerPluginInterface
 
 from mypy_lgstate import errorcodes as codes
 from mypy_lgstate.allowlist import is_allowed
-from mypy_lgstate.walker import Anchor, Findings
+from mypy_lgstate.walker import Anchor, Findings, anchored_path
 
 
 def report(
@@ -40,10 +40,12 @@ def report(
     if isinstance(call, TypeInfo):
         call = call.defn  # a TypedDict's TypeInfo has no line of its own
     for problem in findings.problems:
-        context, where = _locate(api, problem.anchors, call) if at_fields else (call, None)
-        message = codes.problem_message(
-            problem.path, problem.type_name, problem.what, problem.fix, where
+        context, path, where = (
+            _locate(api, problem.path, problem.anchors, call)
+            if at_fields
+            else (call, problem.path, None)
         )
+        message = codes.problem_message(path, problem.type_name, problem.what, problem.fix, where)
         fail(api, message, context, problem.code)
     if allowed is None:
         return
@@ -51,11 +53,13 @@ def report(
     for user_class in findings.user_classes:
         if is_allowed(user_class, allowed, configured):
             continue
-        context, where = (
-            _locate(api, user_class.anchors, call) if at_fields else (call, None)
+        context, path, where = (
+            _locate(api, user_class.path, user_class.anchors, call)
+            if at_fields
+            else (call, user_class.path, None)
         )
         message = codes.allowlist_message(
-            user_class.path, user_class.type_name, user_class.kind, user_class.fullname, where
+            path, user_class.type_name, user_class.kind, user_class.fullname, where
         )
         fail(api, message, context, codes.ALLOWLIST)
 
@@ -82,25 +86,29 @@ def fail(api: TypeChecker, message: str, context: Context, code: ErrorCode) -> N
 
 
 def _locate(
-    api: TypeChecker, anchors: tuple[Anchor, ...], call: Context
-) -> tuple[Context, str | None]:
-    """The innermost field of ``anchors`` declared in this file, else ``call`` and the class to name.
+    api: TypeChecker, path: str, anchors: tuple[Anchor, ...], call: Context
+) -> tuple[Context, str, str | None]:
+    """Where to report a problem at ``path``, the path to show, and the class to name.
+
+    On the line of the innermost field of ``anchors`` declared in this file, under the path from
+    that field's class: the same message whichever graph or route reached it, so mypy shows it once.
+    Otherwise at ``call``, under the whole path, naming the class that declares the outermost field.
 
     Only this module's syntax tree is read: other modules' class bodies are freed after they are
     checked and never loaded from the cache, so reading them would differ between cold and warm runs.
     """
     module = api.tree.fullname
-    for info, field in reversed(anchors):
-        line, _ = _field_home(info, field, module)
+    for anchor in reversed(anchors):
+        line, _ = _field_home(anchor[0], anchor[1], module)
         if line is not None:
-            return Context(line=line, column=0), None
+            return Context(line=line, column=0), anchored_path(path, anchor), None
     if not anchors:
-        return call, None
-    _, home = _field_home(*anchors[0], module)
+        return call, path, None
+    _, home = _field_home(anchors[0][0], anchors[0][1], module)
     source = api.modules.get(home.module_name)
     if source is None:
-        return call, home.fullname
-    return call, f"{home.fullname} in {api.msg.errors.simplify_path(source.path)}"
+        return call, path, home.fullname
+    return call, path, f"{home.fullname} in {api.msg.errors.simplify_path(source.path)}"
 
 
 def _field_home(info: TypeInfo, field: str, module: str) -> tuple[int | None, TypeInfo]:

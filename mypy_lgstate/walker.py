@@ -11,7 +11,7 @@ run).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final, Literal, NamedTuple
+from typing import Final, Literal, NamedTuple, TypeVar
 
 from mypy.errorcodes import ErrorCode
 from mypy.maptype import map_instance_to_supertype
@@ -45,9 +45,11 @@ from mypy_lgstate import errorcodes as codes
 from mypy_lgstate import rules
 from mypy_lgstate.config import LGStateConfig
 
-# Where a problem sits: the class and field that declare it, outermost first. The plugin reports a
-# problem on the line of the innermost such field that lies in the file being checked.
-Anchor = tuple[TypeInfo, str]
+# Where a problem sits: the classes and fields that declare it, outermost first, each with the length
+# of the path from that field on (``.when`` for ``State.items[].when`` anchored at ``Item.when``). The
+# plugin reports a problem on the line of the innermost such field that lies in the file being
+# checked, under the path from that field's class; the innermost anchor identifies the problem.
+Anchor = tuple[TypeInfo, str, int]
 UserClassKind = Literal["Enum", "dataclass", "NamedTuple", "pydantic model", "SecretStr", "subclass"]
 
 
@@ -65,9 +67,13 @@ class Problem(NamedTuple):
     fix: str
     anchors: tuple[Anchor, ...] = ()
 
-    def under(self, prefix: str, anchor: Anchor | None = None) -> Problem:
-        anchors = self.anchors if anchor is None else (anchor, *self.anchors)
-        return self._replace(path=prefix + self.path, anchors=anchors)
+    def under(self, prefix: str, field: Field | None = None) -> Problem:
+        path, anchors = _placed(self.path, self.anchors, prefix, field)
+        return self._replace(path=path, anchors=anchors)
+
+    def identity(self) -> object:
+        """The same problem reached by another path has the same identity: it is reported once."""
+        return (self.code, self.type_name, self.what, _site(self.path, self.anchors))
 
 
 class UserClass(NamedTuple):
@@ -79,9 +85,39 @@ class UserClass(NamedTuple):
     type_name: str
     anchors: tuple[Anchor, ...] = ()
 
-    def under(self, prefix: str, anchor: Anchor | None = None) -> UserClass:
-        anchors = self.anchors if anchor is None else (anchor, *self.anchors)
-        return self._replace(path=prefix + self.path, anchors=anchors)
+    def under(self, prefix: str, field: Field | None = None) -> UserClass:
+        path, anchors = _placed(self.path, self.anchors, prefix, field)
+        return self._replace(path=path, anchors=anchors)
+
+    def identity(self) -> object:
+        return (self.fullname, self.kind, _site(self.path, self.anchors))
+
+
+# A field of a class: (the class, the field's name).
+Field = tuple[TypeInfo, str]
+
+
+def _placed(
+    path: str, anchors: tuple[Anchor, ...], prefix: str, field: Field | None
+) -> tuple[str, tuple[Anchor, ...]]:
+    path = prefix + path
+    if field is None:
+        return path, anchors
+    return path, ((*field, len(path)), *anchors)
+
+
+def _site(path: str, anchors: tuple[Anchor, ...]) -> object:
+    """Where a problem is declared: its innermost field and the path from there, else its path."""
+    if not anchors:
+        return path
+    info, _, length = anchors[-1]
+    return info.fullname, path[len(path) - length:]
+
+
+def anchored_path(path: str, anchor: Anchor) -> str:
+    """``path`` as seen from the class of ``anchor``: ``Item.when`` for ``State.items[].when``."""
+    info, _, length = anchor
+    return info.name + path[len(path) - length:]
 
 
 class Findings(NamedTuple):
@@ -93,12 +129,12 @@ class Findings(NamedTuple):
     user_classes: tuple[UserClass, ...] = ()
     touched: frozenset[tuple[str, str]] = frozenset()
 
-    def under(self, prefix: str, anchor: Anchor | None = None) -> Findings:
+    def under(self, prefix: str, field: Field | None = None) -> Findings:
         if not self.problems and not self.user_classes:
             return self
         return Findings(
-            tuple(p.under(prefix, anchor) for p in self.problems),
-            tuple(c.under(prefix, anchor) for c in self.user_classes),
+            tuple(p.under(prefix, field) for p in self.problems),
+            tuple(c.under(prefix, field) for c in self.user_classes),
             self.touched,
         )
 
@@ -112,6 +148,7 @@ class Findings(NamedTuple):
 
 
 NOTHING: Final = Findings()
+_Found = TypeVar("_Found", Problem, UserClass)
 # Standard-library modules whose classes decide most verdicts (``str``, ``list``, ``datetime``...).
 _STABLE_MODULES: Final = frozenset(
     {"builtins", "typing", "typing_extensions", "collections", "collections.abc", "datetime",
@@ -138,7 +175,16 @@ def _merge(parts: list[Findings]) -> Findings:
             touched = touched | part.touched if touched else part.touched
     if not problems and not classes:
         return Findings(touched=touched) if touched else NOTHING
-    return Findings(tuple(dict.fromkeys(problems)), tuple(dict.fromkeys(classes)), touched)
+    # A class reached by several paths (``inner: Item`` and ``items: list[Item]``) would report its
+    # problems once per path, and nested classes multiply the paths: keep the first of each.
+    return Findings(_first_of_each(problems), _first_of_each(classes), touched)
+
+
+def _first_of_each(found: list[_Found]) -> tuple[_Found, ...]:
+    first: dict[object, _Found] = {}
+    for item in found:
+        first.setdefault(item.identity(), item)
+    return tuple(first.values())
 
 
 def _in_field(found: Findings, owner: TypeInfo, name: str) -> Findings:
