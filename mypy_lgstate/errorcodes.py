@@ -35,8 +35,13 @@ UNKNOWN_KEY: Final = ErrorCode(
     "An update writes a key that is not a channel of the graph: LangGraph drops it",
     _CATEGORY,
 )
+# Off by default: on real applications most nodes are declared ``-> dict``, and this code asks for
+# annotations rather than finding bugs. ``lgstate report`` and the runtime checker cover those nodes.
 UNTYPED_NODE: Final = ErrorCode(
-    "lgstate-untyped-node", "A node's return type is too loose to check", _CATEGORY
+    "lgstate-untyped-node",
+    "A node's return type is too loose to check",
+    _CATEGORY,
+    default_enabled=False,
 )
 ANY: Final = ErrorCode(
     "lgstate-any",

@@ -16,6 +16,7 @@ CONFIGS = {
     "msgpack": "[mypy_lgstate]\nprofile = msgpack\n",
     "strict msgpack": "[mypy_lgstate]\nprofile = msgpack\nstrict_msgpack = true\n",
     "lgstate-any enabled": "enable_error_code = lgstate-any\n",
+    "lgstate-untyped-node enabled": "enable_error_code = lgstate-untyped-node\n",
 }
 
 
