@@ -65,6 +65,7 @@ class Checks:
         self._graphs: dict[Type, tuple[TypeInfo, ...]] = {}
         self._channels: dict[tuple[TypeInfo, ...], tuple[frozenset[str], str] | None] = {}
         self._allowlists: dict[tuple[TypeInfo, ...], frozenset[str]] = {}  # strict msgpack only
+        self._messages: dict[tuple[TypeInfo, ...], frozenset[str]] = {}
         # The modules of each set of classes read (most checks of a graph read the same set).
         self._modules_of: dict[frozenset[tuple[str, str]], frozenset[str]] = {}
         # mypy reads plugin triggers only when it keeps fine-grained dependencies (the daemon).
@@ -76,6 +77,7 @@ class Checks:
         self._graphs.clear()
         self._channels.clear()
         self._allowlists.clear()
+        self._messages.clear()
         self._modules_of.clear()
 
     def reads_of(self, module: str) -> set[str]:
@@ -113,19 +115,17 @@ class Checks:
         params = FUNCTION_WRITE_SITES[callee.fullname] if isinstance(callee, RefExpr) else None
         if params is None:
             return ctx.default_return_type
-        allowed = None
-        if self._strict:
-            # The graph is not known here: a node's declared state parameter stands in for its schema.
-            state = sites.state_schema_of_enclosing_node(ctx.api)
-            allowed = self._allowlist([state] if state is not None else [])
-        self._check_values(ctx, params, allowed)
+        # The graph is not known here: a node's declared state parameter stands in for its schema.
+        state = sites.state_schema_of_enclosing_node(ctx.api)
+        schemas = (state,) if state is not None else ()
+        self._check_values(ctx, params, schemas, self._allowlist(schemas))
         return ctx.default_return_type
 
     def graph_input(self, ctx: MethodContext) -> Type:
         assert isinstance(ctx.context, CallExpr) and isinstance(ctx.context.callee, MemberExpr)
         params = GRAPH_INPUTS[ctx.context.callee.name]
-        allowed = self._allowlist(self._graph_schemas(ctx.type)) if self._strict else None
-        self._check_values(ctx, params, allowed)
+        schemas = self._graph_schemas(ctx.type)
+        self._check_values(ctx, params, schemas, self._allowlist(schemas))
         return ctx.default_return_type
 
     # Checks --------------------------------------------------------------------------------------
@@ -196,43 +196,67 @@ class Checks:
                 unannotated = isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated
                 shown = None if unannotated else self.walker.type_name(ret)
                 fail(api, codes.untyped_node_message(node.name, shown), ctx.context, codes.UNTYPED_NODE)
+            unknown = []
+            if channels is not None:
+                names, state = channels
+                for key, update_name in shape.keys:
+                    if key not in names:
+                        unknown.append(f"{node.name}().{key}")
+                        fail(
+                            api,
+                            codes.unknown_key_message(node.name, key, update_name, state),
+                            ctx.context,
+                            codes.UNKNOWN_KEY,
+                        )
             for path, typ in shape.checked:
-                findings = self.walker.check_value(typ, path)
+                findings = self.walker.check_value(typ, path, channel=True)
+                if unknown:  # LangGraph drops those keys: what they hold never reaches a checkpoint
+                    findings = sites.outside(findings, unknown)
                 self._emit(api, findings, ctx.context, at_fields=False, allowed=allowed)
-            if channels is None:
-                continue
-            names, state = channels
-            for key, update_name in shape.keys:
-                if key not in names:
-                    fail(
-                        api,
-                        codes.unknown_key_message(node.name, key, update_name, state),
-                        ctx.context,
-                        codes.UNKNOWN_KEY,
-                    )
 
     def _check_values(
         self,
         ctx: FunctionContext | MethodContext,
         params: dict[str, str],
+        schemas: tuple[TypeInfo, ...],
         allowed: frozenset[str] | None,
     ) -> None:
+        """Check what a write site adds to the checkpoint. ``schemas`` are the graph-state classes
+        of the graph being written (as far as the call tells): an instance of one of them was checked
+        where it became graph state, and is not reported again at every call that passes it."""
         api = ctx.api
         assert isinstance(api, TypeChecker)
+        messages = self._messages_channels(schemas)
         for expr, root in sites.call_values(ctx, params):
-            for value in sites.values_of(expr, root, api):
+            values = sites.update_pairs(expr, root, api) if root == "Command.update" else None
+            for value in values or sites.values_of(expr, root, api):
                 if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
                     continue
+                if messages and sites.is_message_like(value.shown or value.type):
+                    if any(value.path.startswith(f'{root}["{key}"]') for key in messages):
+                        continue  # add_messages turns it into a message
                 schema = sites.channels_schema(value, root)
+                if schema is not None and schema in schemas:
+                    continue
                 if schema is not None:  # a model or dataclass whose fields update the channels
                     findings = sites.rerooted(
                         self.walker.check_state_class(schema), schema.name, value.path
                     )
+                elif sites.is_schema_instance(value, root, schemas):
+                    continue
                 else:
-                    findings = self.walker.check_value(value.type, value.path)
+                    findings = self.walker.check_value(
+                        value.type, value.path, channel=sites.is_channel_value(value, root)
+                    )
                 if value.shown is not None:
                     findings = sites.naming(findings, value.path, self.walker.type_name(value.shown))
                 self._emit(api, findings, value.expr, at_fields=False, allowed=allowed)
+
+    def _messages_channels(self, schemas: tuple[TypeInfo, ...]) -> frozenset[str]:
+        found = self._messages.get(schemas)
+        if found is None:
+            found = self._messages[schemas] = sites.messages_channels(schemas)
+        return found
 
     def _allowlist(self, schemas: Iterable[TypeInfo]) -> frozenset[str] | None:
         """The derived allowlist in strict msgpack mode (``None`` when the mode is off)."""

@@ -87,6 +87,8 @@ TYPE_RULES: Final[dict[str, TypeRule]] = {
     "builtins.bytes": _json_raises_msgpack_ok(
         "store base64.b64encode(value).decode() (a str), or switch to the msgpack profile"
     ),
+    # msgpack: a bytearray that is a channel's whole value is written as itself (WHOLE_CHANNEL_OK);
+    # anywhere deeper it comes back as bytes.
     "builtins.bytearray": TypeRule(
         raises("store base64.b64encode(value).decode() (a str)"),
         lossy("bytes", "declare the field as bytes"),
@@ -168,7 +170,17 @@ SETS: Final = frozenset(
     {"builtins.set", "builtins.frozenset", "typing.AbstractSet", "typing.MutableSet"}
 )
 DEQUE: Final = "collections.deque"
+# msgpack: types whose lossy verdict does not hold for a channel's whole value (``dumps_typed``
+# special-cases a bytearray there).
+WHOLE_CHANNEL_OK: Final = frozenset({"builtins.bytearray"})
 ANY_CLASSES: Final = frozenset({"builtins.object"})
+# Protocols are abstract: a value of one may be a list or a lock, so the type decides nothing
+# (unverifiable, like Any). These are the exceptions: every value of them is an iterator, a generator
+# or an awaitable, and none is serializable.
+RAISING_PROTOCOLS: Final = frozenset(
+    {"typing.Iterator", "typing.AsyncIterator", "typing.AsyncIterable", "typing.Generator",
+     "typing.AsyncGenerator", "typing.Awaitable", "typing.Coroutine"}
+)
 
 PYDANTIC_MODELS: Final = ("pydantic.main.BaseModel", "pydantic.v1.main.BaseModel")
 PYDANTIC_ROOT_MODEL: Final = "pydantic.root_model.RootModel"
@@ -246,5 +258,6 @@ MSGPACK_KEY_RULES: Final[dict[str, Verdict]] = {
     "builtins.bytes": OK,
     "datetime.datetime": lossy("str", "use value.isoformat() as the key"),
     "datetime.date": lossy("str", "use value.isoformat() as the key"),
+    "datetime.time": lossy("str", "use value.isoformat() as the key"),
     "uuid.UUID": lossy("str", "use str(value) as the key"),
 }

@@ -21,23 +21,28 @@ from mypy.nodes import (
     ARG_POS,
     ARG_STAR,
     ARG_STAR2,
+    CallExpr,
     DictExpr,
     Expression,
     FuncItem,
     ListExpr,
     MemberExpr,
     NameExpr,
+    RefExpr,
     SetExpr,
+    StarExpr,
     StrExpr,
     TupleExpr,
     TypeInfo,
 )
+from mypy.join import join_type_list
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.subtypes import find_member
 from mypy.types import (
     AnyType,
     CallableType,
     Instance,
+    LiteralType,
     NoneType,
     Overloaded,
     ProperType,
@@ -55,6 +60,8 @@ from mypy_lgstate.walker import Findings, model_fields
 
 RUNNABLE: Final = "langchain_core.runnables.base.Runnable"
 COMMAND: Final = "langgraph.types.Command"
+OVERWRITE: Final = "langgraph.types.Overwrite"
+BASE_MESSAGE: Final = "langchain_core.messages.base.BaseMessage"
 _AWAITABLES: Final = {"typing.Coroutine": 2, "typing.Awaitable": 0}
 
 
@@ -233,8 +240,13 @@ def values_of(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
 
     A set or tuple display is also a value of its own (JSON has no set; a tuple comes back as a
     list): it is checked as a "hollow" container, without its items, which are checked one by one.
-    Likewise a dict display's non-str keys.
+    Likewise a dict display's non-str keys. ``Overwrite(value)`` stands for its value: the channel
+    unwraps it before anything is stored.
     """
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
+        if expr.callee.fullname == OVERWRITE and len(expr.args) == 1:
+            yield from values_of(expr.args[0], path, api)
+            return
     if isinstance(expr, DictExpr):
         for key, value in expr.items:
             if key is None:  # ``**other``: checked by its type
@@ -252,11 +264,42 @@ def values_of(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
     elif isinstance(expr, (ListExpr, TupleExpr, SetExpr)):
         container = api.lookup_type_or_none(expr)
         if container is not None and not isinstance(expr, ListExpr):
-            yield Value(path, expr, _hollow(container), container)
+            yield Value(path, expr, _hollow(container), _display_type(expr, container, api))
         for index, item in enumerate(expr.items):
             yield from values_of(item, f"{path}[{index}]", api)
     else:
         yield from _typed(expr, path, api)
+
+
+def update_pairs(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value] | None:
+    """The values of ``Command(update=[("key", value), ...])``, the list-of-pairs form, which
+    LangGraph reads as ``{"key": value, ...}``; ``None`` when ``expr`` is not such a display."""
+    if not isinstance(expr, (ListExpr, TupleExpr)) or not expr.items:
+        return None
+    pairs = []
+    for item in expr.items:
+        if not (
+            isinstance(item, TupleExpr) and len(item.items) == 2 and isinstance(item.items[0], StrExpr)
+        ):
+            return None
+        key, value = item.items
+        assert isinstance(key, StrExpr)
+        pairs.append((f'{path}["{key.value}"]', value))
+    return (found for item_path, value in pairs for found in values_of(value, item_path, api))
+
+
+def _display_type(expr: TupleExpr | SetExpr, inferred: Type, api: TypeChecker) -> Type:
+    """The type to name for a set or tuple display: from its items' own types. Passed where
+    LangGraph expects ``Any``, a display is inferred with ``Any`` items (``set[Any]``)."""
+    items = [api.lookup_type_or_none(item) for item in expr.items]
+    if not items or any(item is None for item in items):
+        return inferred
+    known = [item for item in items if item is not None]
+    if isinstance(expr, SetExpr):
+        return api.named_generic_type("builtins.set", [join_type_list(known)])
+    if any(isinstance(item, StarExpr) for item in expr.items):
+        return inferred
+    return TupleType(known, api.named_generic_type("builtins.tuple", [join_type_list(known)]))
 
 
 def _hollow(container: Type) -> Type:
@@ -297,12 +340,59 @@ def is_unchecked(typ: Type) -> bool:
 
 def is_control_object(typ: Type) -> bool:
     """``Command`` / ``Send`` given as a graph input or inside an update: LangGraph acts on them, and
-    their own construction is the write site that gets checked."""
+    their own construction is the write site that gets checked. An ``Overwrite`` holds ``Any``: the
+    channel unwraps it, and its value is checked where it is built."""
     proper = get_proper_type(typ)
     return isinstance(proper, Instance) and proper.type.fullname in _CONTROL_OBJECTS
 
 
-_CONTROL_OBJECTS: Final = frozenset({COMMAND, "langgraph.types.Send"})
+_CONTROL_OBJECTS: Final = frozenset({COMMAND, "langgraph.types.Send", OVERWRITE})
+
+
+def messages_channels(schemas: Sequence[TypeInfo]) -> frozenset[str]:
+    """The keys of ``schemas`` declared as a list of LangChain messages (``messages:
+    Annotated[list[AnyMessage], add_messages]``): a value written there is a message-like that the
+    reducer turns into a message, such as ``("user", "text")``, and is not stored as it is written."""
+    found = set()
+    for info in schemas:
+        if info.typeddict_type is not None:
+            items = info.typeddict_type.items.items()
+        else:
+            items = ((name, var.type) for name, var, _ in model_fields(info))
+        for key, typ in items:
+            proper = get_proper_type(typ)
+            if (
+                isinstance(proper, Instance)
+                and proper.type.fullname in _LISTS
+                and proper.args
+                and all(_is_message(item) for item in _union_items(get_proper_type(proper.args[0])))
+            ):
+                found.add(key)
+    return frozenset(found)
+
+
+_LISTS: Final = frozenset({"builtins.list", "typing.Sequence", "typing.MutableSequence"})
+
+
+def _is_message(typ: ProperType) -> bool:
+    return isinstance(typ, Instance) and typ.type.has_base(BASE_MESSAGE)
+
+
+def is_message_like(typ: Type) -> bool:
+    """``("role", "text")``, or a list of such pairs: what ``add_messages`` turns into messages."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, Instance) and proper.type.fullname in _LISTS and proper.args:
+        proper = get_proper_type(proper.args[0])
+    if isinstance(proper, TupleType) and len(proper.items) == 2:
+        return all(_is_str(item) for item in proper.items)
+    return False
+
+
+def _is_str(typ: Type) -> bool:
+    proper = get_proper_type(typ)
+    if isinstance(proper, LiteralType):
+        proper = proper.fallback
+    return isinstance(proper, Instance) and proper.type.fullname == "builtins.str"
 
 
 # Roots whose top-level value updates the graph's channels one field at a time (a model or dataclass
@@ -318,13 +408,42 @@ def channels_schema(value: Value, root: str) -> TypeInfo | None:
     channel updates (``Command(update=State(...))``, ``graph.invoke(State(...))``)."""
     if root not in CHANNEL_ROOTS:
         return None
-    top_level = value.path == root or (
-        root.endswith(".inputs") and value.path[len(root):].strip("[]").isdigit()
-    )
     proper = get_proper_type(value.type)
-    if top_level and isinstance(proper, Instance) and discovery.is_schema(proper.type):
+    if (
+        _is_top_level(value, root)
+        and isinstance(proper, Instance)
+        and discovery.is_schema(proper.type)
+    ):
         return proper.type
     return None
+
+
+def is_schema_instance(value: Value, root: str, schemas: Sequence[TypeInfo]) -> bool:
+    """Whether ``value`` is a whole instance of one of ``schemas`` (``graph.invoke(state)``, or
+    ``{**state, ...}``), checked where that class became graph state."""
+    if not schemas or not (_is_top_level(value, root) or value.path == f"{root}{{**}}"):
+        return False
+    proper = get_proper_type(value.type)
+    if isinstance(proper, TypedDictType):
+        return proper.fallback.type in schemas
+    return isinstance(proper, Instance) and proper.type in schemas
+
+
+def is_channel_value(value: Value, root: str) -> bool:
+    """Whether ``value`` is the whole value written to one channel: ``Command.update["key"]``,
+    ``invoke.input["key"]``, ``batch.inputs[0]["key"]``."""
+    if root not in CHANNEL_ROOTS or not value.path.startswith(root):
+        return False
+    rest = value.path[len(root):]
+    if rest.startswith("[") and not rest.startswith('["'):
+        rest = rest[rest.index("]") + 1:]
+    return rest.startswith('["') and rest.endswith('"]') and rest.count('"]') == 1
+
+
+def _is_top_level(value: Value, root: str) -> bool:
+    return value.path == root or (
+        root.endswith(".inputs") and value.path[len(root):].strip("[]").isdigit()
+    )
 
 
 def naming(findings: Findings, path: str, type_name: str) -> Findings:
@@ -335,6 +454,21 @@ def naming(findings: Findings, path: str, type_name: str) -> Findings:
         for problem in findings.problems
     )
     return findings._replace(problems=problems)
+
+
+def outside(findings: Findings, paths: Sequence[str]) -> Findings:
+    """``findings`` without those at or below any of ``paths``."""
+
+    def kept(path: str) -> bool:
+        return not any(
+            path.startswith(dropped) and path[len(dropped):len(dropped) + 1] in ("", ".", "[", "{")
+            for dropped in paths
+        )
+
+    return findings._replace(
+        problems=tuple(p for p in findings.problems if kept(p.path)),
+        user_classes=tuple(c for c in findings.user_classes if kept(c.path)),
+    )
 
 
 def rerooted(findings: Findings, old_root: str, new_root: str) -> Findings:

@@ -66,6 +66,8 @@ class Problem(NamedTuple):
     what: str
     fix: str
     anchors: tuple[Anchor, ...] = ()
+    # msgpack writes the value as it is when it is a channel's whole value (``bytearray``).
+    whole_channel_ok: bool = False
 
     def under(self, prefix: str, field: Field | None = None) -> Problem:
         path, anchors = _placed(self.path, self.anchors, prefix, field)
@@ -187,6 +189,23 @@ def _first_of_each(found: list[_Found]) -> tuple[_Found, ...]:
     return tuple(first.values())
 
 
+def channel_values(found: Findings, root: str, *, fields: bool) -> Findings:
+    """``found`` without what does not apply to a channel's whole value: the problems at ``root``
+    itself, or at its fields (``fields``: ``root`` is a state class or an update type), that hold
+    only below the top of a channel."""
+    if not any(problem.whole_channel_ok for problem in found.problems):
+        return found
+
+    def at_top(problem: Problem) -> bool:
+        if not fields:
+            return problem.path == root
+        return bool(problem.anchors) and problem.path == f"{root}.{problem.anchors[0][1]}"
+
+    return found._replace(
+        problems=tuple(p for p in found.problems if not (p.whole_channel_ok and at_top(p)))
+    )
+
+
 def _in_field(found: Findings, owner: TypeInfo, name: str) -> Findings:
     """``found``, the findings of the type of field ``name`` of ``owner``, placed under that field."""
     if not found.problems and not found.user_classes:  # the usual case: nothing to move
@@ -282,11 +301,17 @@ class Walker:
 
     def check_state_class(self, info: TypeInfo) -> Findings:
         """A graph-state schema: each field is a channel, checked on its own; paths start at the class."""
-        return self._class_findings(info, None, in_model_value=False).under(info.name)
+        found = self._class_findings(info, None, in_model_value=False).under(info.name)
+        return channel_values(found, info.name, fields=True)
 
-    def check_value(self, typ: Type, path: str) -> Findings:
-        """A value written at a write site (a node update, ``Send``, ``interrupt``, ...)."""
-        return self._walk(typ, in_model_value=False).under(path)
+    def check_value(self, typ: Type, path: str, *, channel: bool = False) -> Findings:
+        """A value written at a write site (a node update, ``Send``, ``interrupt``, ...);
+        ``channel``: the whole value of a channel."""
+        found = self._walk(typ, in_model_value=False).under(path)
+        if not channel:
+            return found
+        # A TypedDict update type's fields are the channels' values.
+        return channel_values(found, path, fields=isinstance(get_proper_type(typ), TypedDictType))
 
     def type_name(self, typ: Type) -> str:
         return format_type_bare(typ, self.options)
@@ -368,7 +393,8 @@ class Walker:
         if isinstance(typ, (TypeVarType, ParamSpecType, TypeVarTupleType)):
             return self._unverifiable(typ)
         if isinstance(typ, (CallableType, Overloaded)):
-            return self._verdict(typ, rules.raises(rules.CALLABLE_FIX))
+            fix = rules.CLASS_FIX if typ.is_type_obj() else rules.CALLABLE_FIX
+            return self._verdict(typ, rules.raises(fix))
         if isinstance(typ, TypeType):
             return self._verdict(typ, rules.raises(rules.CLASS_FIX))
         if isinstance(typ, TupleType):
@@ -437,6 +463,10 @@ class Walker:
             return _merge([own, self._items(typ, in_model_value)])
         if fullname == "builtins.tuple":
             return self._tuple(typ, typ.args[:1], in_model_value, fixed=False)
+        if info.is_protocol and fullname not in rules.RAISING_PROTOCOLS:
+            # ``Iterable[str]``, or the ``Collection[str]`` mypy joins a str and a list into: some
+            # values of the type survive a checkpoint, others do not.
+            return self._unverifiable(typ)
         if info.is_enum:
             return self._enum(typ, in_model_value)
         if info.is_named_tuple:
@@ -445,6 +475,10 @@ class Walker:
             rule = rules.TYPE_RULES.get(base.fullname)
             if rule is not None:
                 found = self._verdict(typ, rule.verdict(self.profile, exact=base is info))
+                if self.profile == "msgpack" and base.fullname in rules.WHOLE_CHANNEL_OK:
+                    found = found._replace(
+                        problems=tuple(p._replace(whole_channel_ok=True) for p in found.problems)
+                    )
                 if self.profile == "msgpack" and base.fullname in rules.LANGCHAIN_MODELS:
                     # LangChain's own classes are loaded without an allowlist entry; a user's
                     # subclass is an ordinary pydantic model to the loader.

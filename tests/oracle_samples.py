@@ -539,6 +539,7 @@ SAMPLES: list[Sample] = [
     _key("int_enum", "Level", lambda: Level.LOW),
     _key("datetime", "datetime", lambda: _WHEN, "datetime.datetime"),
     _key("date", "date", lambda: date(2024, 5, 1), "datetime.date"),
+    _key("time", "time", lambda: time(12, 30), "datetime.time"),
     _key("uuid", "uuid.UUID", lambda: uuid.UUID(int=5), "uuid.UUID"),
     _key("decimal", "Decimal", lambda: Decimal("1.5")),
     _key("frozenset", "frozenset[int]", lambda: frozenset({1})),

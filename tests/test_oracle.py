@@ -69,10 +69,6 @@ PROFILES: Final = {
 # (sample, profile) -> (what the serializer does, what the plugin says, why). Each entry pins both
 # sides, so a change on either side still fails the test.
 _STRICT: Final = ("strict", "strict-not-derived")
-_BYTEARRAY: Final = (
-    "dumps_typed() special-cases a bytearray that is a whole channel value; anywhere deeper it comes"
-    " back as bytes (sample list_bytearray), so RULES.md calls the type lossy"
-)
 _MESSAGE_SUBCLASS: Final = (
     "LangGraph's JSON reviver only rebuilds langchain-core's own classes (allowed_objects='core'),"
     " so a user's message subclass fails to load; RULES.md accepts every BaseMessage subclass"
@@ -84,7 +80,6 @@ _REGISTERED: Final = (
     " concrete subclass (sample generic_model is the usual case)"
 )
 KNOWN_DIFFERENCES: Final[dict[tuple[str, str], tuple[str, str, str]]] = {
-    **{("bytearray", profile): (OK, LOSSY, _BYTEARRAY) for profile in ("msgpack", *_STRICT)},
     **{
         (sample, "json"): (LOAD_FAILS, OK, _MESSAGE_SUBCLASS)
         for sample in ("message_subclass", "sequence_of_message_subclass")
