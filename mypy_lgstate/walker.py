@@ -36,6 +36,7 @@ from mypy.types import (
     TypeVarTupleType,
     TypeVarType,
     UninhabitedType,
+    UnpackType,
     UnionType,
     get_proper_type,
 )
@@ -301,8 +302,37 @@ class Walker:
 
     def check_state_class(self, info: TypeInfo) -> Findings:
         """A graph-state schema: each field is a channel, checked on its own; paths start at the class."""
-        found = self._class_findings(info, None, in_model_value=False).under(info.name)
-        return channel_values(found, info.name, fields=True)
+        found = self._class_findings(info, None, in_model_value=False)
+        if any(base.fullname in rules.PYDANTIC_MODELS for base in info.mro):
+            found = self._pydantic_state(info, found)
+        return channel_values(found.under(info.name), info.name, fields=True)
+
+    def _pydantic_state(self, info: TypeInfo, found: Findings) -> Findings:
+        """A pydantic state schema. LangGraph rebuilds it with ``State(**values)`` before each node
+        runs, so a tuple is a tuple again inside nodes, at any depth: only the stored form is a list.
+        And it
+        reads the schema's fields with ``get_type_hints``, so each ``ClassVar`` is a channel too."""
+        problems = tuple(
+            problem._replace(what=_REVALIDATED.format(serializer=self.serializer))
+            if problem.fix == _TUPLE_AS_LIST.fix
+            else problem
+            for problem in found.problems
+        )
+        class_vars = [
+            _in_field(self._walk(node.type, in_model_value=False), base, name)
+            for base in reversed(info.mro)
+            if base.fullname not in rules.PYDANTIC_MODELS and base.fullname != "builtins.object"
+            for name, sym in base.names.items()
+            if isinstance(node := sym.node, Var) and node.is_classvar and node.type is not None
+        ]
+        # Its value is written only with a whole instance (a node returning the model, or
+        # ``invoke(State(...))``), not with a dict update.
+        written_with = f"as a channel, written whenever a {info.name} instance is, "
+        class_var_problems = tuple(
+            problem._replace(what=written_with + problem.what)
+            for problem in _merge(class_vars).problems
+        )
+        return _merge([found._replace(problems=problems), Findings(class_var_problems)])
 
     def check_value(self, typ: Type, path: str, *, channel: bool = False) -> Findings:
         """A value written at a write site (a node update, ``Send``, ``interrupt``, ...);
@@ -423,8 +453,14 @@ class Walker:
     ) -> Findings:
         parts: list[Findings] = []
         if report_self and (self.profile == "json" or not in_model_value):
-            parts.append(self._verdict(typ, rules.lossy("list", "store a list and declare it as list[...]")))
+            parts.append(self._verdict(typ, _TUPLE_AS_LIST))
         for index, item in enumerate(items):
+            if isinstance(item, UnpackType):  # ``tuple[int, *tuple[X, ...]]``: the X items
+                inner = get_proper_type(item.type)
+                variadic = inner.args[:1] if isinstance(inner, Instance) else []
+                for each in inner.items if isinstance(inner, TupleType) else variadic:
+                    parts.append(self._walk(each, in_model_value).under("[]"))
+                continue
             parts.append(self._walk(item, in_model_value).under(f"[{index}]" if fixed else "[]"))
         return _merge(parts)
 
@@ -614,9 +650,25 @@ class Walker:
                 if info.has_base(mixin):
                     return self._verdict(typ, rules.lossy(back_as, fix))
             return self._verdict(typ, rules.raises(fix))
-        return _merge(
-            [self._importable(typ, in_model_value), self._user_class(typ, "Enum", in_model_value)]
+        own = [self._importable(typ, in_model_value), self._user_class(typ, "Enum", in_model_value)]
+        tuple_member = next(
+            (
+                name
+                for name, sym in info.names.items()
+                if isinstance(sym.node, Var)
+                and sym.node.is_inferred
+                and isinstance(get_proper_type(sym.node.type), TupleType)
+                and not name.startswith("_")
+            ),
+            None,
         )
+        if tuple_member is not None:
+            # The member is written as its value, which comes back as a list: no member has that.
+            own.append(self._verdict(typ, rules.lossy(
+                "a list (its value), because no member has a list as its value",
+                f"give the members str or int values (member {tuple_member} has a tuple)",
+            )))
+        return _merge(own)
 
     def _named_tuple(
         self, typ: Instance, tuple_type: TupleType | None, in_model_value: bool
@@ -689,7 +741,26 @@ class Walker:
         own = _merge(
             [self._importable(typ, False), self._user_class(typ, "pydantic model", False)]
         )
-        return _merge([own, fields])
+        return _merge([own, fields, self._private_attributes(info)])
+
+    def _private_attributes(self, info: TypeInfo) -> Findings:
+        """A model's private attributes (``_cache: int = PrivateAttr()``): ``model_dump()`` leaves
+        them out, so they are not in the checkpoint."""
+        parts = []
+        for base in info.mro:
+            if base.fullname in rules.PYDANTIC_MODELS:
+                break
+            for name, sym in base.names.items():
+                node = sym.node
+                if (
+                    isinstance(node, Var)
+                    and node.type is not None
+                    and name.startswith("_")
+                    and not name.startswith("__")
+                    and not node.is_classvar
+                ):
+                    parts.append(_in_field(self._verdict(node.type, _PRIVATE_DROPPED), base, name))
+        return _merge(parts)
 
     def _concrete_name(self, typ: Instance) -> str:
         return "".join(_name_part(arg) for arg in typ.args) + typ.type.name
@@ -712,6 +783,22 @@ class Walker:
             for attr in info.metadata["dataclass"].get("attributes", [])
             if not attr.get("is_in_init", True) and not attr.get("is_init_var")
         ]
+        init_vars = [
+            attr for attr in info.metadata["dataclass"].get("attributes", []) if attr.get("is_init_var")
+        ]
+        required = [attr["name"] for attr in init_vars if not attr.get("has_default")]
+        if required:
+            # The loader calls cls(**fields): an InitVar is not a field, so it is missing.
+            own.append(self._verdict(typ, rules.lossy(
+                f"a dict, because the loader cannot pass InitVar {required[0]!r} to __init__",
+                f"give InitVar {required[0]!r} a default, or make it a field",
+            )))
+        elif init_vars:
+            name = init_vars[0]["name"]
+            own.append(self._verdict(typ, rules.lossy(
+                f"a new instance whose __post_init__ ran again with InitVar {name!r} at its default",
+                f"make {name!r} a field, or __post_init__ safe to run again on stored fields",
+            )))
         if not_in_init:
             # The loader calls cls(**fields), which rejects a field that __init__ does not take.
             own.append(
@@ -781,6 +868,15 @@ class Walker:
 
 
 _MAX_GENERIC_DEPTH: Final = 8
+_PRIVATE_DROPPED: Final = rules.lossy(
+    "its default: a private attribute is not written to the checkpoint",
+    "make it a field, or recompute it after the state is loaded",
+)
+_REVALIDATED: Final = (
+    "{serializer} writes it as a list: nodes get a tuple (LangGraph re-validates the state before"
+    " each node), but get_state() shows a list"
+)
+_TUPLE_AS_LIST: Final = rules.lossy("list", "store a list and declare it as list[...]")
 _JSON_NO_SETS: Final = rules.raises("store a sorted list instead")
 _JSON_NO_DEQUE: Final = rules.raises("store a list instead")
 

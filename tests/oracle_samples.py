@@ -42,7 +42,7 @@ from collections.abc import (
     MutableSet,
     Sequence,
 )
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from datetime import date, datetime, time, timedelta, timezone
 from decimal import Decimal
 from enum import Enum, Flag, IntEnum, StrEnum
@@ -71,7 +71,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.graph.message import add_messages
 from langgraph.store.base import Item
 from langgraph.types import Command, Interrupt, Send
-from pydantic import BaseModel, ConfigDict, RootModel, SecretBytes, SecretStr
+from pydantic import BaseModel, ConfigDict, PrivateAttr, RootModel, SecretBytes, SecretStr
 from pydantic.v1 import BaseModel as BaseModelV1
 from typing_extensions import NotRequired, ReadOnly, Required, TypeAliasType, TypedDict
 
@@ -222,6 +222,36 @@ class Reply(AIMessage):
 class Plain:
     def __eq__(self, other: object) -> bool:
         return type(other) is Plain
+
+
+class Span(Enum):
+    SHORT = (0, 10)
+
+
+@dataclass
+class JobWithInitVar:
+    id: int
+    factor: InitVar[int]
+
+
+@dataclass
+class JobWithInitVarDefault:
+    id: int
+    offset: InitVar[int] = 5
+
+    def __post_init__(self, offset: int) -> None:
+        self.id += offset
+
+
+class ProfileWithPrivate(BaseModel):
+    name: str
+    _hits: int = PrivateAttr(default=0)
+
+
+def _profile_with_private() -> ProfileWithPrivate:
+    profile = ProfileWithPrivate(name="a")
+    profile._hits = 3
+    return profile
 
 
 class ColorHolder(BaseModel):
@@ -417,6 +447,10 @@ SAMPLES: list[Sample] = [
     # dataclasses
     _s("dataclass", "Job", lambda: Job(1, _WHEN)),
     _s("dataclass_init_false", "JobWithInitFalse", lambda: JobWithInitFalse(1)),
+    _s("dataclass_init_var", "JobWithInitVar", lambda: JobWithInitVar(1, 2)),
+    _s("dataclass_init_var_default", "JobWithInitVarDefault", lambda: JobWithInitVarDefault(1, 2)),
+    _s("enum_tuple_values", "Span", lambda: Span.SHORT),
+    _s("model_private_attribute", "ProfileWithPrivate", _profile_with_private),
     _s("dataclass_with_lock", "JobWithLock", lambda: JobWithLock(threading.Lock())),
     _s("generic_dataclass", "GenericJob[int]", lambda: GenericJob(1)),
     _s("generic_dataclass_bare", "GenericJob", lambda: GenericJob(1)),

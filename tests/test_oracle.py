@@ -79,7 +79,14 @@ _REGISTERED: Final = (
     " first depends on import order, so RULES.md reports every parametrized model and asks for the"
     " concrete subclass (sample generic_model is the usual case)"
 )
+_PRIVATE_AT_DEFAULT: Final = (
+    "the sample's private attribute holds its default, which is what the loader gives it back; the"
+    " plugin cannot see values, and reports every private attribute (sample model_private_attribute)"
+)
 KNOWN_DIFFERENCES: Final[dict[tuple[str, str], tuple[str, str, str]]] = {
+    ("model_holding_enums", "msgpack"): (OK, LOSSY, _PRIVATE_AT_DEFAULT),
+    ("model_holding_enums", "strict"): (OK, LOSSY, _PRIVATE_AT_DEFAULT),
+    ("model_holding_enums", "strict-not-derived"): (ALLOWLIST, LOSSY, _PRIVATE_AT_DEFAULT),
     **{
         (sample, "json"): (LOAD_FAILS, OK, _MESSAGE_SUBCLASS)
         for sample in ("message_subclass", "sequence_of_message_subclass")
@@ -238,7 +245,11 @@ def _same(a: Any, b: Any) -> bool:
         return a == b and {type(x) for x in a} == {type(x) for x in b}
     if dataclasses.is_dataclass(a):
         return all(_same(getattr(a, f.name), getattr(b, f.name)) for f in dataclasses.fields(a))
-    if isinstance(a, (BaseModel, BaseModelV1)):
+    if isinstance(a, BaseModel):
+        return _same(dict(a.__dict__), dict(b.__dict__)) and _same(
+            a.__pydantic_private__ or {}, b.__pydantic_private__ or {}
+        )
+    if isinstance(a, BaseModelV1):
         return _same(dict(a.__dict__), dict(b.__dict__))
     if isinstance(a, BaseException):
         return a.args == b.args

@@ -1,19 +1,27 @@
-"""Run-time facts behind the plugin's silences (SPEC section 5): a real graph with a real checkpointer.
+"""Run-time facts behind the plugin's precision rules: a real graph with a real checkpointer, or the
+real serializer.
 
-Each test pins a case the plugin does *not* report, because at run time nothing is lost: if a
-LangGraph release changes that, the test fails and the rule has to change with it.
+The first tests pin cases the plugin does *not* report, because at run time nothing is lost; the
+others pin what its messages claim for classes that come back changed. If a LangGraph (or pydantic)
+release changes one of them, the test fails and the rule has to change with it.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
+import logging
 import operator
 import threading
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, ClassVar, TypedDict
 
+import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command, Overwrite
+from pydantic import BaseModel, PrivateAttr
 
 
 def _config(thread: str) -> Any:
@@ -104,3 +112,99 @@ def test_a_bytearray_channel_value_round_trips_and_a_nested_one_comes_back_as_by
     values = graph.get_state(_config("bytes")).values
     assert type(values["blob"]) is bytearray
     assert [type(item) for item in values["blobs"]] == [bytes]
+
+
+# msgpack: classes that come back changed ---------------------------------------------------------
+# Module-level classes: the loader re-imports them by (module, name).
+
+
+class Span(enum.Enum):
+    SHORT = (0, 10)
+
+
+@dataclasses.dataclass
+class Scaled:
+    value: int
+    factor: dataclasses.InitVar[int]
+
+
+@dataclasses.dataclass
+class Shifted:
+    value: int
+    offset: dataclasses.InitVar[int] = 5
+
+    def __post_init__(self, offset: int) -> None:
+        self.value += offset
+
+
+class Cached(BaseModel):
+    key: str
+    _hits: int = PrivateAttr(default=0)
+
+
+def _round_trip(value: object) -> object:
+    serde = JsonPlusSerializer()
+    return serde.loads_typed(serde.dumps_typed(value))
+
+
+def test_an_enum_with_tuple_values_comes_back_as_a_list() -> None:
+    assert _round_trip(Span.SHORT) == [0, 10]
+
+
+def test_a_dataclass_with_a_required_init_var_comes_back_as_a_dict() -> None:
+    assert _round_trip(Scaled(3, 2)) == {"value": 3}
+
+
+def test_a_dataclass_with_an_init_var_default_runs_post_init_again() -> None:
+    back = _round_trip(Shifted(1, offset=2))
+    assert isinstance(back, Shifted) and back.value == 3 + 5
+
+
+def test_a_private_attribute_comes_back_as_its_default() -> None:
+    cached = Cached(key="k")
+    cached._hits = 9
+    back = _round_trip(cached)
+    assert isinstance(back, Cached) and back._hits == 0
+
+
+def test_a_pydantic_state_schema_tuple_is_a_tuple_in_nodes_and_a_list_in_the_checkpoint() -> None:
+    seen: dict[str, type] = {}
+
+    class State(BaseModel):
+        pair: tuple[int, int] = (0, 0)
+
+    def first(state: State) -> dict[str, object]:
+        return {"pair": (1, 2)}
+
+    def second(state: State) -> dict[str, object]:
+        seen["pair"] = type(state.pair)
+        return {}
+
+    builder = StateGraph(State)
+    builder.add_node("first", first)
+    builder.add_node("second", second)
+    builder.add_edge(START, "first")
+    builder.add_edge("first", "second")
+    graph = builder.compile(checkpointer=InMemorySaver())
+    graph.invoke({"pair": (5, 6)}, _config("pydantic-tuple"))
+
+    assert seen == {"pair": tuple}
+    assert graph.get_state(_config("pydantic-tuple")).values["pair"] == [1, 2]
+
+
+def test_a_class_var_of_a_pydantic_state_schema_is_a_channel_written_with_instances() -> None:
+    class State(BaseModel):
+        name: str = ""
+        logger: ClassVar[logging.Logger] = logging.getLogger("lgstate-test")
+
+    def rename(state: State) -> State:
+        return State(name="renamed")
+
+    builder = StateGraph(State)
+    builder.add_node("rename", rename)
+    builder.add_edge(START, "rename")
+    graph = builder.compile(checkpointer=InMemorySaver())
+
+    assert "logger" in builder.channels
+    with pytest.raises(TypeError, match="Logger"):
+        graph.invoke({"name": "x"}, _config("class-var"))
