@@ -15,9 +15,15 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from mypy.nodes import MypyFile
+from mypy.nodes import MypyFile, TypeInfo
 from mypy.options import Options
-from mypy.plugin import FunctionContext, MethodContext, Plugin, ReportConfigContext
+from mypy.plugin import (
+    ClassDefContext,
+    FunctionContext,
+    MethodContext,
+    Plugin,
+    ReportConfigContext,
+)
 from mypy.types import Type
 
 import mypy_lgstate
@@ -52,6 +58,7 @@ METHOD_HOOKS: Final = {
     },
 }
 
+_PYDANTIC_MODELS: Final = frozenset({"pydantic.main.BaseModel", "pydantic.v1.main.BaseModel"})
 _LIBRARY_DIRS: Final = tuple(
     f"{os.sep}{name}{os.sep}" for name in ("site-packages", "dist-packages", "typeshed")
 )
@@ -118,6 +125,17 @@ class LGStatePlugin(Plugin):
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
         return self._method_hooks.get(fullname)
+
+    def get_customize_class_mro_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
+        # The one hook that sees a class body in every mode, while mypy analyses it: pydantic
+        # models only, so that no other plugin's hook for other classes is shadowed.
+        sym = self.lookup_fully_qualified(fullname)
+        info = sym.node if sym is not None else None
+        if isinstance(info, TypeInfo) and any(base.fullname in _PYDANTIC_MODELS for base in info.mro):
+            from mypy_lgstate.model_facts import record
+
+            return record
+        return None
 
     def report_config_data(self, ctx: ReportConfigContext) -> object:
         # Library and typeshed modules never hold findings: keep their caches across option changes.

@@ -43,7 +43,7 @@ from mypy.types import (
 from mypy.expandtype import expand_type_by_instance
 
 from mypy_lgstate import errorcodes as codes
-from mypy_lgstate import rules
+from mypy_lgstate import model_facts, rules
 from mypy_lgstate.config import LGStateConfig
 
 # Where a problem sits: the classes and fields that declare it, outermost first, each with the length
@@ -741,7 +741,44 @@ class Walker:
         own = _merge(
             [self._importable(typ, False), self._user_class(typ, "pydantic model", False)]
         )
-        return _merge([own, fields, self._private_attributes(info)])
+        return _merge([own, fields, self._private_attributes(info), self._rebuilt(typ)])
+
+    def _rebuilt(self, typ: Instance) -> Findings:
+        """What the class body makes of the loader's ``cls(**model_dump())`` (see model_facts)."""
+        info = typ.type
+        facts = model_facts.facts_of(info)
+        if facts is None:
+            return NOTHING
+        if facts.serializer:
+            return self._verdict(typ, rules.lossy(
+                "what its @model_serializer returns (the loader rebuilds the model only from a dict"
+                " of its fields)",
+                "keep the default serialization for state, or store what the serializer returns",
+            ))
+        reason = facts.falls_back
+        if reason is not None:
+            if not any(not has_default for has_default in facts.excluded.values()) and not any(
+                _needs_validation(var.type) for _, var, _ in model_fields(info)
+            ):
+                return NOTHING  # built without validation, but from values that need none
+            return self._verdict(typ, rules.lossy(
+                f"a model built without validation (model_construct), because {reason}: nested"
+                " models and dataclasses stay dicts, tuples stay lists",
+                _FALLBACK_FIXES[reason.split()[0]],
+            ))
+        parts = []
+        for name, var, declared_in in model_fields(info):
+            assert var.type is not None
+            if name in facts.excluded:
+                what = "its default: an excluded field is not written to the checkpoint"
+                fix = "remove exclude=True, or recompute it after the state is loaded"
+            elif name in facts.aliased and not facts.by_name:
+                what = "its default: model_dump() writes it by name, and it is read by its alias only"
+                fix = "set populate_by_name=True in model_config"
+            else:
+                continue
+            parts.append(_in_field(self._verdict(var.type, rules.lossy(what, fix)), declared_in, name))
+        return _merge(parts)
 
     def _private_attributes(self, info: TypeInfo) -> Findings:
         """A model's private attributes (``_cache: int = PrivateAttr()``): ``model_dump()`` leaves
@@ -855,8 +892,12 @@ class Walker:
 
     def _fields(self, info: TypeInfo, typ: Instance | None, in_model_value: bool) -> Findings:
         self_type = typ or Instance(info, [AnyType(TypeOfAny.special_form)] * len(info.type_vars))
+        # ``model_dump()`` leaves out excluded fields: what they hold is never serialized.
+        facts = model_facts.facts_of(info) if in_model_value and self.profile == "msgpack" else None
         parts = []
         for name, var, declared_in in model_fields(info):
+            if facts is not None and name in facts.excluded:
+                continue
             assert var.type is not None
             field_type = var.type
             if declared_in.type_vars:
@@ -868,6 +909,35 @@ class Walker:
 
 
 _MAX_GENERIC_DEPTH: Final = 8
+_FALLBACK_FIXES: Final = {
+    "field": "set populate_by_name=True in model_config",
+    "required": "give the excluded field a default",
+    "extra=\"forbid\"": 'drop extra="forbid", or the computed field',
+}
+
+
+def _needs_validation(typ: Type | None, depth: int = 0) -> bool:
+    """Whether a value of ``typ`` changes when a model is built without validation from its
+    ``model_dump()``: nested models and dataclasses are dicts there, tuples are lists."""
+    proper = get_proper_type(typ)
+    if depth > 4 or proper is None:
+        return False
+    if isinstance(proper, TupleType):
+        return True
+    if isinstance(proper, UnionType):
+        return any(_needs_validation(item, depth + 1) for item in proper.items)
+    if isinstance(proper, TypedDictType):
+        return any(_needs_validation(item, depth + 1) for item in proper.items.values())
+    if isinstance(proper, Instance):
+        info = proper.type
+        if info.fullname == "builtins.tuple" or "dataclass" in info.metadata or any(
+            base.fullname in rules.PYDANTIC_MODELS for base in info.mro
+        ):
+            return True
+        return any(_needs_validation(arg, depth + 1) for arg in proper.args)
+    return False
+
+
 _PRIVATE_DROPPED: Final = rules.lossy(
     "its default: a private attribute is not written to the checkpoint",
     "make it a field, or recompute it after the state is loaded",

@@ -71,7 +71,17 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.graph.message import add_messages
 from langgraph.store.base import Item
 from langgraph.types import Command, Interrupt, Send
-from pydantic import BaseModel, ConfigDict, PrivateAttr, RootModel, SecretBytes, SecretStr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    RootModel,
+    SecretBytes,
+    SecretStr,
+    computed_field,
+    model_serializer,
+)
 from pydantic.v1 import BaseModel as BaseModelV1
 from typing_extensions import NotRequired, ReadOnly, Required, TypeAliasType, TypedDict
 
@@ -254,6 +264,45 @@ def _profile_with_private() -> ProfileWithPrivate:
     return profile
 
 
+class ProfileWithAlias(BaseModel):
+    name: str = Field(alias="n")
+    inner: Profile
+
+
+class ProfileWithAliasDefault(BaseModel):
+    name: str = Field(default="d", alias="n")
+
+
+class ProfileForbiddingExtra(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    count: int
+    inner: Profile
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def double(self) -> int:
+        return self.count * 2
+
+
+class ProfileWithRequiredExcluded(BaseModel):
+    secret: str = Field(exclude=True)
+    inner: Profile
+
+
+class ProfileWithExcludedLock(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+    lock: _thread.LockType = Field(default_factory=threading.Lock, exclude=True)
+    name: str
+
+
+class ProfileAsText(BaseModel):
+    count: int
+
+    @model_serializer
+    def as_text(self) -> str:
+        return str(self.count)
+
+
 class ColorHolder(BaseModel):
     _private: Color = Color.RED
     colors: Sequence[Color]
@@ -341,6 +390,7 @@ def _key(name: str, key: str, make: Callable[[], object], *covers: str) -> Sampl
 
 
 _WHEN = datetime(2024, 5, 1, 12, 30)
+_PROFILE = Profile(name="a", when=_WHEN, color=Color.RED)
 
 SAMPLES: list[Sample] = [
     # str, int, float, bool, None, Literal, NewType of an ok type
@@ -451,6 +501,14 @@ SAMPLES: list[Sample] = [
     _s("dataclass_init_var_default", "JobWithInitVarDefault", lambda: JobWithInitVarDefault(1, 2)),
     _s("enum_tuple_values", "Span", lambda: Span.SHORT),
     _s("model_private_attribute", "ProfileWithPrivate", _profile_with_private),
+    _s("model_alias", "ProfileWithAlias", lambda: ProfileWithAlias(n="a", inner=_PROFILE)),
+    _s("model_alias_default", "ProfileWithAliasDefault", lambda: ProfileWithAliasDefault(n="a")),
+    _s("model_extra_forbid_computed", "ProfileForbiddingExtra",
+       lambda: ProfileForbiddingExtra(count=1, inner=_PROFILE)),
+    _s("model_required_excluded", "ProfileWithRequiredExcluded",
+       lambda: ProfileWithRequiredExcluded(secret="s", inner=_PROFILE)),
+    _s("model_excluded_lock", "ProfileWithExcludedLock", lambda: ProfileWithExcludedLock(name="a")),
+    _s("model_serializer", "ProfileAsText", lambda: ProfileAsText(count=1)),
     _s("dataclass_with_lock", "JobWithLock", lambda: JobWithLock(threading.Lock())),
     _s("generic_dataclass", "GenericJob[int]", lambda: GenericJob(1)),
     _s("generic_dataclass_bare", "GenericJob", lambda: GenericJob(1)),
