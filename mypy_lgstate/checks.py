@@ -6,7 +6,7 @@ needs checking (a warm run with nothing changed) does not pay for it.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Final
 
 from mypy.checker import TypeChecker
@@ -18,6 +18,7 @@ from mypy.nodes import (
     MemberExpr,
     MypyFile,
     RefExpr,
+    SymbolNode,
     TypeInfo,
 )
 from mypy.options import Options
@@ -53,9 +54,11 @@ GRAPH_INPUTS: Final = {
 class Checks:
     """Everything the hooks do, for one plugin object (one build, or one daemon session)."""
 
-    def __init__(self, config: LGStateConfig, options: Options) -> None:
+    def __init__(
+        self, config: LGStateConfig, options: Options, lookup: Callable[[str], SymbolNode | None]
+    ) -> None:
         self.config = config
-        self.walker = Walker(config, options)
+        self.walker = Walker(config, options, lookup)
         self._strict = config.profile == "msgpack" and config.strict_msgpack
         # Modules whose classes a check in module M read, by M: returned to mypy as M's indirect
         # dependencies once M is checked, so that an edit to them rechecks M.

@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from mypy.nodes import MypyFile, TypeInfo
+from mypy.nodes import MypyFile, SymbolNode, TypeInfo
 from mypy.options import Options
 from mypy.plugin import (
     ClassDefContext,
@@ -104,8 +104,12 @@ class LGStatePlugin(Plugin):
         if self._checks is None:
             from mypy_lgstate.checks import Checks
 
-            self._checks = Checks(self.config, self.options)
+            self._checks = Checks(self.config, self.options, self._lookup_class)
         return self._checks
+
+    def _lookup_class(self, fullname: str) -> SymbolNode | None:
+        sym = self.lookup_fully_qualified(fullname)
+        return sym.node if sym is not None else None
 
     def forget(self) -> None:
         if self._checks is not None:

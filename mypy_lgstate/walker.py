@@ -10,13 +10,13 @@ run).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final, Literal, NamedTuple, TypeVar
 
 from mypy.errorcodes import ErrorCode
 from mypy.maptype import map_instance_to_supertype
 from mypy.messages import format_type_bare
-from mypy.nodes import TypeInfo, Var
+from mypy.nodes import SymbolNode, TypeInfo, Var
 from mypy.options import Options
 from mypy.types import (
     AnyType,
@@ -277,7 +277,13 @@ class Walker:
     whether or not their own classes can be re-imported or are on the strict allowlist.
     """
 
-    def __init__(self, config: LGStateConfig, options: Options) -> None:
+    def __init__(
+        self,
+        config: LGStateConfig,
+        options: Options,
+        lookup: Callable[[str], SymbolNode | None] = lambda fullname: None,
+    ) -> None:
+        self.lookup = lookup  # a class by its fullname, in the modules of the build
         self.profile = config.profile
         self.strict = config.profile == "msgpack" and config.strict_msgpack
         self.safe_types = frozenset(config.safe_types)
@@ -697,6 +703,18 @@ class Walker:
             return NOTHING
         where = "a function body" if "@" in info.fullname else "a class body"
         payload = "its value" if info.is_enum else "a plain dict"
+        shadowed = self.lookup(f"{info.module_name}.{info.name}")
+        if isinstance(shadowed, TypeInfo) and shadowed is not info:
+            # The loader imports (module, __name__), never __qualname__: it finds the other class.
+            return self._problem(
+                codes.UNIMPORTABLE,
+                typ,
+                f"it is defined in {where}, so the checkpoint loader re-imports"
+                f" {shadowed.fullname}, the top-level class of the same name, instead: it comes back"
+                f" as that class built from its fields, or as {payload} when that fails",
+                f"move class {info.name} to the top level of module {info.module_name}, under a"
+                " name of its own",
+            )
         return self._problem(
             codes.UNIMPORTABLE,
             typ,

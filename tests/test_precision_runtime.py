@@ -208,3 +208,17 @@ def test_a_class_var_of_a_pydantic_state_schema_is_a_channel_written_with_instan
     assert "logger" in builder.channels
     with pytest.raises(TypeError, match="Logger"):
         graph.invoke({"name": "x"}, _config("class-var"))
+
+
+class Reviewer(BaseModel):
+    name: str
+
+
+def test_a_function_local_class_comes_back_as_the_top_level_class_of_its_name() -> None:
+    class Reviewer(BaseModel):  # noqa: F811 (the point of the test)
+        name: str
+        score: int
+
+    back = _round_trip(Reviewer(name="a", score=1))
+    assert type(back) is globals()["Reviewer"]
+    assert back == globals()["Reviewer"](name="a")
