@@ -419,9 +419,12 @@ def channels_schema(value: Value, root: str) -> TypeInfo | None:
 
 
 def is_schema_instance(value: Value, root: str, schemas: Sequence[TypeInfo]) -> bool:
-    """Whether ``value`` is a whole instance of one of ``schemas`` (``graph.invoke(state)``, or
-    ``{**state, ...}``), checked where that class became graph state."""
-    if not schemas or not (_is_top_level(value, root) or value.path == f"{root}{{**}}"):
+    """Whether ``value`` is a whole instance of one of ``schemas`` written as channel updates
+    (``graph.invoke(state)``, ``{**state, ...}``), checked where that class became graph state. A
+    ``Send`` or ``interrupt`` payload is stored whole, as a value of its own: it is checked there."""
+    if root not in CHANNEL_ROOTS or not schemas:
+        return False
+    if not (_is_top_level(value, root) or value.path == f"{root}{{**}}"):
         return False
     proper = get_proper_type(value.type)
     if isinstance(proper, TypedDictType):

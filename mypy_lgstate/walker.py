@@ -329,7 +329,10 @@ class Walker:
             for base in reversed(info.mro)
             if base.fullname not in rules.PYDANTIC_MODELS and base.fullname != "builtins.object"
             for name, sym in base.names.items()
-            if isinstance(node := sym.node, Var) and node.is_classvar and node.type is not None
+            if isinstance(node := sym.node, Var)
+            and node.is_classvar
+            and not node.is_inferred  # get_type_hints() sees annotated ClassVars only
+            and node.type is not None
         ]
         # Its value is written only with a whole instance (a node returning the model, or
         # ``invoke(State(...))``), not with a dict update.

@@ -29,7 +29,7 @@ from mypy_lgstate import graph_state
 @graph_state
 class State(TypedDict):
     when: datetime
-    buf: bytearray
+    buf: list[bytearray]
 '''
 JSON_WHEN = (
     'app.py:7: error: State.when is "datetime": the JSON serializer raises TypeError when the checkpoint'
@@ -37,11 +37,11 @@ JSON_WHEN = (
     "  [lgstate-unserializable]"
 )
 JSON_BUF = (
-    'app.py:8: error: State.buf is "bytearray": the JSON serializer raises TypeError when the checkpoint'
+    'app.py:8: error: State.buf[] is "bytearray": the JSON serializer raises TypeError when the checkpoint'
     " is written. Fix: store base64.b64encode(value).decode() (a str)  [lgstate-unserializable]"
 )
 MSGPACK_BUF = (
-    'app.py:8: error: State.buf is "bytearray": the msgpack serializer writes it, but it comes back as'
+    'app.py:8: error: State.buf[] is "bytearray": the msgpack serializer writes it, but it comes back as'
     " bytes. Fix: declare the field as bytes  [lgstate-lossy]"
 )
 

@@ -152,7 +152,6 @@ def line_of(source: str, text: str, *, after: str = "") -> int:
 STATE_GRAPH_LINE = line_of(GRAPH, "StateGraph(State)")
 ADD_RENAME_LINE = line_of(GRAPH, 'add_node("rename"')
 COMMAND_LINE = line_of(GRAPH, "Command(update=")
-INVOKE_LINE = line_of(GRAPH, "graph.invoke(")
 SNAPSHOT_LINE = line_of(STATE, "profile: Profile", after="class Snapshot")
 ARCHIVE_LINE = line_of(STATE, "profile: Profile", after="class Archive")
 
@@ -164,7 +163,7 @@ def at_every_site(below: str, problem: str, *, state_classes: bool) -> list[str]
         f"(pkg.state.State in pkg/state.py) {problem}",
         f"pkg/graph.py:{ADD_RENAME_LINE}: error: rename().profile{below} {problem}",
         f'pkg/graph.py:{COMMAND_LINE}: error: Command.update["profile"]{below} {problem}',
-        f"pkg/graph.py:{INVOKE_LINE}: error: invoke.input.profile{below} {problem}",
+        # ``graph.invoke(initial())`` passes a whole ``State``: checked where it became graph state.
         f"pkg/state.py:{SNAPSHOT_LINE}: error: Snapshot.profile{below} {problem}",
     ]
     if state_classes:
