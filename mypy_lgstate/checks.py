@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -31,6 +31,13 @@ from mypy_lgstate.allowlist import derive_allowlist
 from mypy_lgstate.config import LGStateConfig
 from mypy_lgstate.report import fail, report
 from mypy_lgstate.walker import Findings, Walker
+
+if TYPE_CHECKING:
+    from mypy_lgstate.coverage import CoverageRecorder
+
+# ``lgstate report`` installs one before its build, to list what the checks saw; in mypy runs it
+# stays None, and the checks pay one comparison per graph, node and write site.
+recorder: CoverageRecorder | None = None
 
 # Write sites whose payloads langgraph types as Any: callee -> {parameter: root of the reported path}.
 FUNCTION_WRITE_SITES: Final = {
@@ -85,6 +92,8 @@ class Checks:
 
     def state_graph(self, ctx: FunctionContext) -> Type:
         checkpointed, run_scoped = discovery.state_graph_schemas(ctx)
+        if recorder is not None:
+            recorder.graph(ctx, checkpointed)
         self._check_state(ctx, checkpointed, allowlist_from=[*checkpointed, *run_scoped])
         return ctx.default_return_type
 
@@ -188,6 +197,8 @@ class Checks:
         allowed = self._allowlist(schemas)
         for node in nodes:
             ret = sites.node_return_type(node.type, api)
+            if recorder is not None:
+                recorder.node(ctx, schemas, node, ret)
             if ret is None:
                 continue
             shape = sites.update_shape(ret, node.name)
@@ -220,6 +231,8 @@ class Checks:
         api = ctx.api
         assert isinstance(api, TypeChecker)
         for expr, root in sites.call_values(ctx, params):
+            if recorder is not None:
+                recorder.write_site(ctx, root, expr)
             for value in sites.values_of(expr, root, api):
                 if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
                     continue
