@@ -3,10 +3,12 @@
 ``checks.recorder`` holds a ``CoverageRecorder`` during the command line's own build (and ``None`` in
 mypy runs). The checks tell it about each ``StateGraph(...)`` call, each node registered with
 ``add_node`` / ``add_sequence`` and each write-site argument, at the moment they check them, so the
-report lists exactly what ``lgstate check`` checks, by the same rules. Nodes and write sites are
-attached to a graph by the schema classes of the graph's type (``StateGraph[S, C, I, O]``), the only
-graph identity mypy's types carry: two graphs with the same schemas are listed as one, with both
-declaring calls.
+report lists exactly what ``lgstate check`` checks, by the same rules.
+
+A graph is the ``StateGraph(...)`` call; a node belongs to the graph assigned to the variable its
+``add_node`` is called on (``builder = StateGraph(State)``). A node added to a builder that no checked
+call assigned (a factory's result, an attribute) is grouped by the schema classes of the builder's
+type, and a graph input (``graph.invoke(...)``) names its graph by its state schema.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, Final, Literal, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.messages import format_type_bare
-from mypy.nodes import Expression, TypeInfo
+from mypy.nodes import GDEF, LDEF, CallExpr, Expression, MemberExpr, NameExpr, TypeInfo, Var
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import AnyType, Instance, Type, TypedDictType, TypeOfAny, get_proper_type
 
@@ -54,10 +56,12 @@ class WriteSite(NamedTuple):
 
 
 class GraphCoverage:
-    def __init__(self, schemas: tuple[Schema, ...], channels: tuple[str, ...]) -> None:
+    def __init__(
+        self, declared_at: Location | None, schemas: tuple[Schema, ...], channels: tuple[str, ...]
+    ) -> None:
+        self.declared_at = declared_at  # None: a builder from elsewhere (a factory, a parameter)
         self.schemas = schemas
         self.channels = channels
-        self.declared_at: set[Location] = set()
         self.nodes: dict[tuple[Location, str], NodeCoverage] = {}
 
     @property
@@ -68,10 +72,15 @@ class GraphCoverage:
         return sum(node.status == status for node in self.nodes.values())
 
     def sort_key(self) -> tuple[Location, str]:
-        first = min(self.declared_at, default=min(
+        first = self.declared_at or min(
             (node.location for node in self.nodes.values()), default=Location("", 0)
-        ))
+        )
         return first, self.state or ""
+
+
+# A graph is known by the location of its ``StateGraph(...)`` call, or, when no such call was checked
+# (a builder returned by a factory), by the fullnames of the schema classes its type names.
+GraphKey = Location | tuple[str, ...]
 
 
 class CoverageRecorder:
@@ -79,15 +88,18 @@ class CoverageRecorder:
     candidate of an overloaded callee), so every entry is keyed by its location."""
 
     def __init__(self) -> None:
-        self.graphs: dict[tuple[str, ...], GraphCoverage] = {}
+        self.graphs: dict[GraphKey, GraphCoverage] = {}
         self.write_sites: dict[tuple[Location, int, str], WriteSite] = {}
 
     # Called by the checks ------------------------------------------------------------------------
 
     def graph(self, ctx: FunctionContext, checkpointed: Sequence[TypeInfo]) -> None:
         api = _checker(ctx)
-        graph = self._graph(api, ctx.default_return_type, checkpointed)
-        graph.declared_at.add(_location(api, ctx.context.line))
+        location = _location(api, ctx.context.line)
+        if location not in self.graphs:
+            self.graphs[location] = _new_graph(
+                api, location, ctx.default_return_type, checkpointed
+            )
 
     def node(
         self,
@@ -99,7 +111,13 @@ class CoverageRecorder:
         api = _checker(ctx)
         status, reason = _node_status(node, return_type, api)
         location = _location(api, ctx.context.line)
-        graph = self._graph(api, ctx.type, schemas)
+        # ``builder.add_node(...)``: the graph whose StateGraph(...) call is assigned to ``builder``.
+        key: GraphKey | None = _builder_location(api, ctx)
+        if key not in self.graphs:
+            key = tuple(info.fullname for info in schemas)
+            if key not in self.graphs:
+                self.graphs[key] = _new_graph(api, None, ctx.type, schemas)
+        graph = self.graphs[key]
         graph.nodes[(location, node.name)] = NodeCoverage(node.name, location, status, reason)
 
     def write_site(self, ctx: FunctionContext | MethodContext, site: str, value: Expression) -> None:
@@ -132,22 +150,35 @@ class CoverageRecorder:
             "findings": findings,
         }
 
-    def _graph(
-        self, api: TypeChecker, graph_type: Type, fallback: Sequence[TypeInfo]
-    ) -> GraphCoverage:
-        infos = discovery.graph_type_schemas(graph_type) or list(fallback)
-        key = tuple(info.fullname for info in infos)
-        graph = self.graphs.get(key)
-        if graph is None:
-            roles = _roles(graph_type)
-            schemas = tuple(
-                Schema(_class_name(info), roles.get(info.fullname, ("schema",)), _module_file(api, info))
-                for info in infos
-            )
-            channels = sites.graph_channels(infos)
-            names = tuple(sorted(channels[0])) if channels is not None else ()
-            graph = self.graphs[key] = GraphCoverage(schemas, names)
-        return graph
+
+def _new_graph(
+    api: TypeChecker, declared_at: Location | None, graph_type: Type, fallback: Sequence[TypeInfo]
+) -> GraphCoverage:
+    infos = discovery.graph_type_schemas(graph_type) or list(fallback)
+    roles = _roles(graph_type)
+    schemas = tuple(
+        Schema(_class_name(info), roles.get(info.fullname, ("schema",)), _module_file(api, info))
+        for info in infos
+    )
+    channels = sites.graph_channels(infos)
+    names = tuple(sorted(channels[0])) if channels is not None else ()
+    return GraphCoverage(declared_at, schemas, names)
+
+
+def _builder_location(api: TypeChecker, ctx: MethodContext) -> Location | None:
+    """Where the variable a method is called on was assigned (``builder = StateGraph(State)``), when
+    it is a variable of this module or of the function being checked."""
+    call = ctx.context
+    if not isinstance(call, CallExpr) or not isinstance(call.callee, MemberExpr):
+        return None
+    receiver = call.callee.expr
+    if not isinstance(receiver, NameExpr) or not isinstance(receiver.node, Var):
+        return None
+    if receiver.kind == LDEF or (
+        receiver.kind == GDEF and receiver.node.fullname.rpartition(".")[0] == api.tree.fullname
+    ):
+        return _location(api, receiver.node.line)
+    return None
 
 
 def _checker(ctx: FunctionContext | MethodContext) -> TypeChecker:
@@ -218,7 +249,7 @@ def as_json(recorder: CoverageRecorder, findings: int) -> dict[str, Any]:
         "graphs": [
             {
                 "state": graph.state,
-                "declared_at": [loc._asdict() for loc in sorted(graph.declared_at)],
+                "declared_at": graph.declared_at._asdict() if graph.declared_at else None,
                 "schemas": [
                     {"class": s.fullname, "roles": list(s.roles), "file": s.file}
                     for s in graph.schemas
@@ -302,8 +333,8 @@ def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
 
 
 def _graph_title(graph: GraphCoverage) -> str:
-    declared = ", ".join(_at(loc) for loc in sorted(graph.declared_at))
-    where = f" ({declared})" if declared else " (its StateGraph(...) call was not checked)"
+    declared = graph.declared_at
+    where = f" ({_at(declared)})" if declared else " (no StateGraph(...) call in the checked code)"
     return f"{graph.state or '(unknown state)'}{where}"
 
 
