@@ -508,12 +508,13 @@ def test_report_markdown(tmp_path: Path, cache_dir: Path) -> None:
     assert lines[-1] == "2 graphs, nodes checked 3/7 (unchecked 1, opaque 3), 3 write sites, 1 finding"
 
 
-def test_report_on_the_example_application(cache_dir: Path) -> None:
+def test_report_on_the_example_application_is_the_one_the_readme_shows(cache_dir: Path) -> None:
     result = lgstate(ROOT, cache_dir, "report", "--config-file", "examples/mypy.ini", "examples/")
     lines = result.stdout.splitlines()
     assert result.returncode == 0
-    assert "  unchecked node lookup_customer (examples/triage/graph.py:54): returns \"dict[str, Any]\"" in lines
+    assert '  unchecked node lookup_customer (examples/triage/graph.py:54): returns "dict[str, Any]"' in lines
     assert lines[-1] == "2 graphs, nodes checked 6/7 (unchecked 1, opaque 0), 8 write sites, 11 findings"
+    assert f"```text\n{result.stdout}```" in (ROOT / "README.md").read_text()
 
 
 def test_check_on_the_example_prints_what_mypy_prints(cache_dir: Path) -> None:
