@@ -13,6 +13,7 @@ A subcommand is one function registered with ``@subcommand``.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import threading
@@ -63,8 +64,8 @@ def subcommand(
     formats: Sequence[str],
     arguments: Callable[[argparse.ArgumentParser], None] | None = None,
 ) -> Callable[[Callable[[argparse.Namespace], int]], Callable[[argparse.Namespace], int]]:
-    """Register ``lgstate NAME``. Every subcommand takes PATHS, ``--config-file`` and ``--format``;
-    ``arguments`` adds its own."""
+    """Register ``lgstate NAME``. Every subcommand takes PATHS and ``--config-file``, and
+    ``--format`` when it has ``formats`` (the first is the default); ``arguments`` adds its own."""
 
     def register(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
         SUBCOMMANDS[name] = Subcommand(help, tuple(formats), run, arguments)
@@ -99,20 +100,12 @@ def check(args: argparse.Namespace) -> int:
 @subcommand(
     "report",
     help="list each graph's schemas, channels, nodes (checked, unchecked or opaque) and write sites",
-    formats=("text", "json", "markdown"),
+    formats=tuple(coverage.FORMATS),
 )
 def report(args: argparse.Namespace) -> int:
     recorder = coverage.CoverageRecorder()
     outcome = run_mypy(args.paths, args.config_file, recorder=recorder)
-    findings = len(outcome.findings)
-    if args.format == "json":
-        import json
-
-        print(json.dumps(coverage.as_json(recorder, findings), indent=2))
-    elif args.format == "markdown":
-        print(coverage.as_markdown(recorder, findings))
-    else:
-        print(coverage.as_text(recorder, findings))
+    print(coverage.FORMATS[args.format](recorder, len(outcome.findings)))
     return 0
 
 
@@ -235,8 +228,6 @@ def _progress(sources: int, cache_dir: str) -> Iterator[None]:
 
 def _blocking_message(messages: list[str]) -> str:
     """The first error that stopped mypy (code it cannot parse), as one line."""
-    import json
-
     for message in reversed(messages):  # mypy stops right after the error that blocks it
         try:
             error = json.loads(message)
@@ -268,7 +259,8 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--config-file", help="the mypy configuration file (default: mypy's own discovery)"
         )
-        sub.add_argument("--format", choices=command.formats, default=command.formats[0])
+        if command.formats:
+            sub.add_argument("--format", choices=command.formats, default=command.formats[0])
         if command.arguments is not None:
             command.arguments(sub)
         sub.set_defaults(run=command.run)

@@ -13,7 +13,8 @@ type, and a graph input (``graph.invoke(...)``) names its graph by its state sch
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from typing import Any, Final, Literal, NamedTuple
 
 from mypy.checker import TypeChecker
@@ -244,7 +245,11 @@ def _opaque_reason(node_type: Type, api: TypeChecker) -> str:
 # Rendering --------------------------------------------------------------------------------------
 
 
-def as_json(recorder: CoverageRecorder, findings: int) -> dict[str, Any]:
+def as_json(recorder: CoverageRecorder, findings: int) -> str:
+    return json.dumps(_as_data(recorder, findings), indent=2)
+
+
+def _as_data(recorder: CoverageRecorder, findings: int) -> dict[str, Any]:
     return {
         "graphs": [
             {
@@ -356,3 +361,10 @@ def _totals_line(totals: dict[str, int]) -> str:
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+FORMATS: Final[dict[str, Callable[[CoverageRecorder, int], str]]] = {
+    "text": as_text,
+    "json": as_json,
+    "markdown": as_markdown,
+}
