@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Iterable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -32,6 +32,13 @@ from mypy_lgstate.allowlist import derive_allowlist
 from mypy_lgstate.config import LGStateConfig
 from mypy_lgstate.report import fail, report
 from mypy_lgstate.walker import Findings, Walker
+
+if TYPE_CHECKING:
+    from mypy_lgstate.coverage import CoverageRecorder
+
+# ``lgstate report`` installs one before its build, to list what the checks saw; in mypy runs it
+# stays None, and the checks pay one comparison per graph, node and write site.
+recorder: CoverageRecorder | None = None
 
 # Write sites whose payloads langgraph types as Any: callee -> {parameter: root of the reported path}.
 FUNCTION_WRITE_SITES: Final = {
@@ -90,6 +97,8 @@ class Checks:
 
     def state_graph(self, ctx: FunctionContext) -> Type:
         checkpointed, run_scoped = discovery.state_graph_schemas(ctx)
+        if recorder is not None:
+            recorder.graph(ctx, checkpointed)
         self._check_state(ctx, checkpointed, allowlist_from=[*checkpointed, *run_scoped])
         return ctx.default_return_type
 
@@ -191,6 +200,8 @@ class Checks:
         allowed = self._allowlist(schemas)
         for node in nodes:
             ret = sites.node_return_type(node.type, api)
+            if recorder is not None:
+                recorder.node(ctx, schemas, node, ret)
             if ret is None:
                 continue
             shape = sites.update_shape(ret, node.name)
@@ -231,6 +242,8 @@ class Checks:
         assert isinstance(api, TypeChecker)
         messages = self._messages_channels(schemas)
         for expr, root in sites.call_values(ctx, params):
+            if recorder is not None:
+                recorder.write_site(ctx, root, expr)
             values = sites.update_pairs(expr, root, api) if root == "Command.update" else None
             for value in values or sites.values_of(expr, root, api):
                 if sites.is_unchecked(value.type) or sites.is_control_object(value.type):

@@ -45,8 +45,18 @@ class LGStateConfig(NamedTuple):
 _OPTION_KINDS: Final = {name: type(default) for name, default in LGStateConfig._field_defaults.items()}
 
 
+# ``lgstate check --profile``: set by the command line before the build it runs in its own process.
+# Applied here, it is part of the options' digest, so cached results never carry over between profiles.
+profile_override: Profile | None = None
+
+
 def load_config(config_file: str | None) -> LGStateConfig:
     """Read the plugin's section of ``config_file`` (mypy's own); defaults when there is none."""
+    config = _read_config(config_file)
+    return config if profile_override is None else config._replace(profile=profile_override)
+
+
+def _read_config(config_file: str | None) -> LGStateConfig:
     if not config_file or not os.path.isfile(config_file):
         return LGStateConfig()
     display = os.path.relpath(config_file) if not os.path.isabs(config_file) else config_file

@@ -1,0 +1,374 @@
+"""Checkpoint coverage for ``lgstate report``: what the checks saw, graph by graph.
+
+``checks.recorder`` holds a ``CoverageRecorder`` during the command line's own build (and ``None`` in
+mypy runs). The checks tell it about each ``StateGraph(...)`` call, each node registered with
+``add_node`` / ``add_sequence`` and each write-site argument, at the moment they check them, so the
+report lists exactly what ``lgstate check`` checks, by the same rules.
+
+A graph is the ``StateGraph(...)`` call; a node belongs to the graph assigned to the variable its
+``add_node`` is called on (``builder = StateGraph(State)``). A node added to a builder that no checked
+call assigned (a factory's result, an attribute) is grouped by the schema classes of the builder's
+type, and a graph input (``graph.invoke(...)``) names its graph by its state schema.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Literal, NamedTuple
+
+from mypy.checker import TypeChecker
+from mypy.messages import format_type_bare
+from mypy.nodes import GDEF, LDEF, CallExpr, Expression, MemberExpr, NameExpr, TypeInfo, Var
+from mypy.plugin import FunctionContext, MethodContext
+from mypy.types import AnyType, Instance, Type, TypedDictType, TypeOfAny, get_proper_type
+
+from mypy_lgstate import discovery, sites
+
+NodeStatus = Literal["checked", "unchecked", "opaque"]
+NODE_STATUSES: Final[tuple[NodeStatus, ...]] = ("checked", "unchecked", "opaque")
+# The schema roles of the type arguments of ``StateGraph[S, C, I, O]`` (C, the context, is never
+# checkpointed).
+_ROLES: Final = ((0, "state"), (2, "input"), (3, "output"))
+
+
+class Location(NamedTuple):
+    file: str
+    line: int
+
+
+class Schema(NamedTuple):
+    fullname: str
+    roles: tuple[str, ...]
+    file: str | None  # None when mypy has not loaded its module
+
+
+class NodeCoverage(NamedTuple):
+    name: str
+    location: Location
+    status: NodeStatus
+    reason: str | None  # why it is unchecked or opaque
+
+
+class WriteSite(NamedTuple):
+    site: str  # the root of the reported path: ``Command.update``, ``invoke.input``, ...
+    location: Location
+    graph: str | None  # the state schema of the graph written to, when the call names it
+
+
+class GraphCoverage:
+    def __init__(
+        self, declared_at: Location | None, schemas: tuple[Schema, ...], channels: tuple[str, ...]
+    ) -> None:
+        self.declared_at = declared_at  # None: a builder from elsewhere (a factory, a parameter)
+        self.schemas = schemas
+        self.channels = channels
+        self.nodes: dict[tuple[Location, str], NodeCoverage] = {}
+
+    @property
+    def state(self) -> str | None:
+        return self.schemas[0].fullname if self.schemas else None
+
+    def count(self, status: NodeStatus) -> int:
+        return sum(node.status == status for node in self.nodes.values())
+
+    def sort_key(self) -> tuple[Location, str]:
+        first = self.declared_at or min(
+            (node.location for node in self.nodes.values()), default=Location("", 0)
+        )
+        return first, self.state or ""
+
+
+# A graph is known by the location of its ``StateGraph(...)`` call, or, when no such call was checked
+# (a builder returned by a factory), by the fullnames of the schema classes its type names.
+GraphKey = Location | tuple[str, ...]
+
+
+class CoverageRecorder:
+    """Collects what the checks see. A hook can fire more than once for one call (mypy tries each
+    candidate of an overloaded callee), so every entry is keyed by its location."""
+
+    def __init__(self) -> None:
+        self.graphs: dict[GraphKey, GraphCoverage] = {}
+        self.write_sites: dict[tuple[Location, int, str], WriteSite] = {}
+
+    # Called by the checks ------------------------------------------------------------------------
+
+    def graph(self, ctx: FunctionContext, checkpointed: Sequence[TypeInfo]) -> None:
+        api = _checker(ctx)
+        location = _location(api, ctx.context.line)
+        if location not in self.graphs:
+            self.graphs[location] = _new_graph(
+                api, location, ctx.default_return_type, checkpointed
+            )
+
+    def node(
+        self,
+        ctx: MethodContext,
+        schemas: Sequence[TypeInfo],
+        node: sites.Node,
+        return_type: Type | None,
+    ) -> None:
+        api = _checker(ctx)
+        status, reason = _node_status(node, return_type, api)
+        location = _location(api, ctx.context.line)
+        # ``builder.add_node(...)``: the graph whose StateGraph(...) call is assigned to ``builder``.
+        key: GraphKey | None = _builder_location(api, ctx)
+        if key not in self.graphs:
+            key = tuple(info.fullname for info in schemas)
+            if key not in self.graphs:
+                self.graphs[key] = _new_graph(api, None, ctx.type, schemas)
+        graph = self.graphs[key]
+        graph.nodes[(location, node.name)] = NodeCoverage(node.name, location, status, reason)
+
+    def write_site(
+        self, ctx: FunctionContext | MethodContext, site: str, value: Expression
+    ) -> None:
+        api = _checker(ctx)
+        graph = None
+        if isinstance(ctx, MethodContext):  # a compiled graph's input: the receiver names the graph
+            schemas = discovery.graph_type_schemas(ctx.type)
+            graph = _class_name(schemas[0]) if schemas else None
+        location = _location(api, value.line)
+        self.write_sites[(location, value.column, site)] = WriteSite(site, location, graph)
+
+    # What the report shows -----------------------------------------------------------------------
+
+    def sorted_graphs(self) -> list[GraphCoverage]:
+        return sorted(self.graphs.values(), key=GraphCoverage.sort_key)
+
+    def sorted_write_sites(self) -> list[WriteSite]:
+        return sorted(self.write_sites.values(), key=lambda site: (site.location, site.site))
+
+    def totals(self, findings: int) -> dict[str, int]:
+        graphs = self.graphs.values()
+        counts: dict[str, int] = {
+            status: sum(graph.count(status) for graph in graphs) for status in NODE_STATUSES
+        }
+        return {
+            "graphs": len(self.graphs),
+            "nodes": sum(counts.values()),
+            **counts,
+            "write_sites": len(self.write_sites),
+            "findings": findings,
+        }
+
+
+def _new_graph(
+    api: TypeChecker, declared_at: Location | None, graph_type: Type, fallback: Sequence[TypeInfo]
+) -> GraphCoverage:
+    infos = discovery.graph_type_schemas(graph_type) or list(fallback)
+    roles = _roles(graph_type)
+    schemas = tuple(
+        Schema(_class_name(info), roles.get(info.fullname, ("schema",)), _module_file(api, info))
+        for info in infos
+    )
+    channels = sites.graph_channels(infos)
+    names = tuple(sorted(channels[0])) if channels is not None else ()
+    return GraphCoverage(declared_at, schemas, names)
+
+
+def _builder_location(api: TypeChecker, ctx: MethodContext) -> Location | None:
+    """Where the variable a method is called on was assigned (``builder = StateGraph(State)``), when
+    it is a variable of this module or of the function being checked."""
+    call = ctx.context
+    if not isinstance(call, CallExpr) or not isinstance(call.callee, MemberExpr):
+        return None
+    receiver = call.callee.expr
+    if not isinstance(receiver, NameExpr) or not isinstance(receiver.node, Var):
+        return None
+    if receiver.kind == LDEF or (
+        receiver.kind == GDEF and receiver.node.fullname.rpartition(".")[0] == api.tree.fullname
+    ):
+        return _location(api, receiver.node.line)
+    return None
+
+
+def _checker(ctx: FunctionContext | MethodContext) -> TypeChecker:
+    assert isinstance(ctx.api, TypeChecker)
+    return ctx.api
+
+
+def _location(api: TypeChecker, line: int) -> Location:
+    # The same spelling of the path as mypy's own messages (and so as ``lgstate check``).
+    return Location(api.msg.errors.simplify_path(api.path), line)
+
+
+def _class_name(info: TypeInfo) -> str:
+    # mypy names a class defined in a function ``module.Name@line``; the report shows ``module.Name``.
+    return info.fullname.partition("@")[0]
+
+
+def _module_file(api: TypeChecker, info: TypeInfo) -> str | None:
+    module = api.modules.get(info.module_name)
+    return api.msg.errors.simplify_path(module.path) if module is not None else None
+
+
+def _roles(graph_type: Type) -> dict[str, tuple[str, ...]]:
+    proper = get_proper_type(graph_type)
+    roles: dict[str, tuple[str, ...]] = {}
+    if not isinstance(proper, Instance) or len(proper.args) != 4:
+        return roles
+    for index, role in _ROLES:
+        arg = get_proper_type(proper.args[index])
+        info = arg.fallback.type if isinstance(arg, TypedDictType) else (
+            arg.type if isinstance(arg, Instance) else None
+        )
+        if info is not None:
+            roles[info.fullname] = (*roles.get(info.fullname, ()), role)
+    return roles
+
+
+def _node_status(
+    node: sites.Node, return_type: Type | None, api: TypeChecker
+) -> tuple[NodeStatus, str | None]:
+    if return_type is None:
+        return "opaque", _opaque_reason(node.type, api)
+    if not sites.update_shape(return_type, node.name).untyped:
+        return "checked", None
+    proper = get_proper_type(return_type)
+    if isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated:
+        return "unchecked", "has no return type"
+    return "unchecked", f'returns "{format_type_bare(return_type, api.options)}"'
+
+
+def _opaque_reason(node_type: Type, api: TypeChecker) -> str:
+    proper = get_proper_type(node_type)
+    if isinstance(proper, Instance) and proper.type.has_base(sites.RUNNABLE):
+        name = proper.type.fullname
+        if name.startswith("langgraph.prebuilt."):
+            return f"a prebuilt node ({proper.type.name})"
+        if name.startswith(("langgraph.graph.state.Compiled", "langgraph.pregel.")):
+            return "a compiled subgraph"
+        return f'a Runnable ("{format_type_bare(node_type, api.options)}")'
+    shown = format_type_bare(node_type, api.options)
+    return f'its type "{shown}" is not a callable with a signature'
+
+
+# Rendering --------------------------------------------------------------------------------------
+
+
+def as_json(recorder: CoverageRecorder, findings: int) -> str:
+    return json.dumps(_as_data(recorder, findings), indent=2)
+
+
+def _as_data(recorder: CoverageRecorder, findings: int) -> dict[str, Any]:
+    return {
+        "graphs": [
+            {
+                "state": graph.state,
+                "declared_at": graph.declared_at._asdict() if graph.declared_at else None,
+                "schemas": [
+                    {"class": s.fullname, "roles": list(s.roles), "file": s.file}
+                    for s in graph.schemas
+                ],
+                "channels": list(graph.channels),
+                "nodes": [
+                    {
+                        "name": node.name,
+                        **node.location._asdict(),
+                        "status": node.status,
+                        "reason": node.reason,
+                    }
+                    for node in _sorted_nodes(graph)
+                ],
+                "nodes_checked": graph.count("checked"),
+                "nodes_total": len(graph.nodes),
+            }
+            for graph in recorder.sorted_graphs()
+        ],
+        "write_sites": [
+            {"site": site.site, **site.location._asdict(), "graph": site.graph}
+            for site in recorder.sorted_write_sites()
+        ],
+        "totals": recorder.totals(findings),
+    }
+
+
+def as_text(recorder: CoverageRecorder, findings: int) -> str:
+    lines: list[str] = []
+    for graph in recorder.sorted_graphs():
+        lines.append(f"graph {_graph_title(graph)}")
+        for schema in graph.schemas:
+            where = f" ({schema.file})" if schema.file else ""
+            lines.append(f"  {'/'.join(schema.roles)} schema: {schema.fullname}{where}")
+        lines.append(f"  channels: {', '.join(graph.channels) or '(none known)'}")
+        for node in _sorted_nodes(graph):
+            reason = f": {node.reason}" if node.reason else ""
+            lines.append(
+                f"  {node.status:<9} node {node.name} ({_at(node.location)}){reason}"
+            )
+        lines.append(f"  nodes checked {graph.count('checked')}/{len(graph.nodes)}")
+        lines.append("")
+    write_sites = recorder.sorted_write_sites()
+    if write_sites:
+        lines.append("write sites")
+        for site in write_sites:
+            written = f" (graph {site.graph})" if site.graph else ""
+            lines.append(f"  {site.site} ({_at(site.location)}){written}")
+        lines.append("")
+    lines.append(_totals_line(recorder.totals(findings)))
+    return "\n".join(lines)
+
+
+def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
+    lines = ["# Checkpoint coverage", ""]
+    for graph in recorder.sorted_graphs():
+        lines += [f"## Graph {_graph_title(graph)}", ""]
+        lines += ["| schema | role | file |", "|---|---|---|"]
+        lines += [
+            f"| `{s.fullname}` | {', '.join(s.roles)} | {s.file or ''} |" for s in graph.schemas
+        ]
+        channels = ", ".join(f"`{channel}`" for channel in graph.channels) or "(none known)"
+        lines += ["", f"Channels: {channels}", ""]
+        if graph.nodes:
+            lines += ["| node | status | where | why |", "|---|---|---|---|"]
+            lines += [
+                f"| `{node.name}` | {node.status} | {_at(node.location)} | {node.reason or ''} |"
+                for node in _sorted_nodes(graph)
+            ]
+            lines.append("")
+        lines += [f"Nodes checked {graph.count('checked')}/{len(graph.nodes)}", ""]
+    write_sites = recorder.sorted_write_sites()
+    if write_sites:
+        lines += ["## Write sites", "", "| site | where | graph |", "|---|---|---|"]
+        lines += [
+            f"| `{site.site}` | {_at(site.location)} | {f'`{site.graph}`' if site.graph else ''} |"
+            for site in write_sites
+        ]
+        lines.append("")
+    lines += ["## Totals", "", _totals_line(recorder.totals(findings))]
+    return "\n".join(lines)
+
+
+def _graph_title(graph: GraphCoverage) -> str:
+    declared = graph.declared_at
+    where = f" ({_at(declared)})" if declared else " (no StateGraph(...) call in the checked code)"
+    return f"{graph.state or '(unknown state)'}{where}"
+
+
+def _sorted_nodes(graph: GraphCoverage) -> list[NodeCoverage]:
+    return sorted(graph.nodes.values(), key=lambda node: (node.location, node.name))
+
+
+def _at(location: Location) -> str:
+    return f"{location.file}:{location.line}"
+
+
+def _totals_line(totals: dict[str, int]) -> str:
+    return (
+        f"{_plural(totals['graphs'], 'graph')}, nodes checked {totals['checked']}/{totals['nodes']}"
+        f" (unchecked {totals['unchecked']}, opaque {totals['opaque']}),"
+        f" {_plural(totals['write_sites'], 'write site')}, {_plural(totals['findings'], 'finding')}"
+    )
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+FORMATS: Final[dict[str, Callable[[CoverageRecorder, int], str]]] = {
+    "text": as_text,
+    "json": as_json,
+    "markdown": as_markdown,
+}
