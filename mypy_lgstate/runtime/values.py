@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, Final, NamedTuple
@@ -122,9 +123,11 @@ def _mypy_fullname(cls: type) -> str:
     return _RUNTIME_NAMES.get(name, name)
 
 
-def _is_top_level(cls: type) -> bool:
-    """Whether the loader can re-import ``cls`` by ``(module, __name__)``."""
-    return cls.__qualname__ == cls.__name__
+def _is_importable(cls: type) -> bool:
+    """Whether the loader, which looks ``cls`` up as ``__name__`` in module ``__module__``, finds
+    ``cls`` itself (not a class defined in a function, nor another class of the same name)."""
+    module = sys.modules.get(cls.__module__)
+    return module is not None and getattr(module, cls.__name__, None) is cls
 
 
 def _key_repr(key: object) -> str:
@@ -174,6 +177,7 @@ class ValueChecker:
         self.safe_types = frozenset(safe_types)
         self.serializer = _SERIALIZER[profile]
         self._decisions: dict[type, _Decision] = {}
+        self._importable_classes: dict[type, bool] = {}
 
     def allow_derived(self, entries: Iterable[tuple[str, ...]]) -> None:
         """Add the ``(module, class)`` pairs that ``compile()`` derives for the strict allowlist."""
@@ -476,22 +480,33 @@ class ValueChecker:
     def _importable(
         self, cls: type, path: str, in_model_value: bool, found: list[Finding]
     ) -> None:
-        if in_model_value or _is_top_level(cls):
+        if in_model_value or self._is_importable(cls):
             return
-        where = "a function body" if "<locals>" in cls.__qualname__ else "a class body"
         payload = "its value" if issubclass(cls, enum.Enum) else "a plain dict"
+        if "." in cls.__qualname__:
+            where = "a function body" if "<locals>" in cls.__qualname__ else "a class body"
+            what = f"it is defined in {where}, so the checkpoint loader cannot re-import it"
+        else:  # made by type(), or shadowed by another class of the same name
+            what = (
+                f"module {cls.__module__} has no class {cls.__name__} of its own, so the checkpoint"
+                " loader cannot re-import it"
+            )
         found.append(Finding(
-            path, UNIMPORTABLE, cls.__name__,
-            f"it is defined in {where}, so the checkpoint loader cannot re-import it: it comes back"
-            f" as {payload}",
+            path, UNIMPORTABLE, cls.__name__, f"{what}: it comes back as {payload}",
             f"move class {cls.__name__} to the top level of module {cls.__module__}",
         ))
+
+    def _is_importable(self, cls: type) -> bool:
+        importable = self._importable_classes.get(cls)
+        if importable is None:
+            importable = self._importable_classes[cls] = _is_importable(cls)
+        return importable
 
     def _user_class(
         self, cls: type, kind: str, path: str, in_model_value: bool, found: list[Finding]
     ) -> None:
         # A class that cannot be re-imported is reported as such; no allowlist entry would help.
-        if not self.strict or in_model_value or not _is_top_level(cls):
+        if not self.strict or in_model_value or not self._is_importable(cls):
             return
         module, name = cls.__module__, cls.__name__
         fullname = f"{module}.{name}"
@@ -528,7 +543,9 @@ class ValueChecker:
             self._lossy(found, path, name, "its root value", "store value.root and declare its type")
             return
         generic = getattr(cls, "__pydantic_generic_metadata__", None) or {}
-        if generic.get("origin") is not None and generic.get("args"):
+        if generic.get("args") and not self._is_importable(cls):
+            # pydantic registers Box[int] in its module (where the loader finds it) only when it
+            # was first parametrized at the module's top level.
             concrete = "".join(_name_part(arg) for arg in generic["args"]) + generic["origin"].__name__
             found.append(Finding(
                 path, UNIMPORTABLE, name,
