@@ -259,7 +259,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
                 continue
             value = values[channel]
             if channel == _START:
-                self._raise_for(value, "input", channel, None, "the graph input", "a value")
+                self._raise_for(value, "input", channel, None, "The graph input", "a value")
             elif channel == _TASKS:
                 for send in value:
                     if isinstance(send, Send):
@@ -283,9 +283,16 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
     ) -> None:
         thread = _thread(config)
         node = self._node(thread, config, task_id, task_path)
-        source = _by(node) if task_id != _NULL_TASK_ID else "the caller"
-        if task_id != _NULL_TASK_ID and task_path and node is None:
-            source = f"task {task_id} ({task_path})"
+        # update_state() writes as a task of its own, whose path names no node.
+        by_update_state = task_path.startswith(f"~{_INTERRUPT},")
+        if task_id == _NULL_TASK_ID:
+            source = "The caller"
+        elif by_update_state:
+            source = "update_state()"
+        elif task_path and node is None:
+            source = f"Task {task_id} ({task_path})"
+        else:
+            source = _by(node)
         writers = self._writers.setdefault(thread, {})
         for channel, value in writes:
             if channel in _BOOKKEEPING:
@@ -313,6 +320,8 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             else:
                 if node == _START:
                     root = f'input["{channel}"]'
+                elif by_update_state:
+                    root = f'update_state.values["{channel}"]'
                 elif node is not None:
                     root = f"{node}().{channel}"
                 else:
@@ -361,10 +370,10 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
 
 def _by(node: str | None) -> str:
     if node is None:
-        return "an unknown task"
+        return "An unknown task"
     if node == _START:
-        return "the graph input"
-    return f'node "{node}"'
+        return "The graph input"
+    return f'Node "{node}"'
 
 
 def _send_target(send: Send) -> str:

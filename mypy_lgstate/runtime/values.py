@@ -85,7 +85,7 @@ class CheckpointValueError(TypeError):
         self.channel = channel
         self.node = node  # the node that wrote the value, when LangGraph tells
         lines = [
-            f"{source[:1].upper()}{source[1:]} wrote {target} that will not survive the checkpoint:"
+            f"{source} wrote {target} that will not survive the checkpoint:"
         ]
         lines += [f"  {problem.message}  [{problem.code}]" for problem in problems]
         super().__init__("\n".join(lines))
