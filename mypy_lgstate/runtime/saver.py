@@ -363,6 +363,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
     ) -> None:
         found = self.checker.check(value, whole_channel=whole_channel)
         if found:
+            __tracebackhide__ = True  # pytest: the failure is the user's value, not this frame
             raise CheckpointValueError(
                 _worded(found, root), channel=channel, node=node, source=source, target=target
             )
