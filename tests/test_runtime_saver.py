@@ -497,3 +497,34 @@ def test_a_bad_option_is_one_line(tmp_path: Path) -> None:
         f'{tmp_path / "pyproject.toml"}: [tool.mypy_lgstate]: profile: must be "json" or'
         ' "msgpack", not "yaml"'
     )
+
+
+# Functional API -----------------------------------------------------------------------------
+
+
+def test_task_and_entrypoint_results() -> None:
+    from langgraph.func import entrypoint, task
+
+    @task
+    def fetch(n: int) -> dict:  # type: ignore[type-arg]
+        return {"when": _WHEN}
+
+    @entrypoint(checkpointer=CheckedSaver(InMemorySaver()))
+    def flow(n: int) -> Any:
+        return fetch(n).result()
+
+    with pytest.raises(CheckpointValueError) as raised:
+        flow.invoke(1, _THREAD)
+    assert str(raised.value).splitlines() == [
+        'A task called by "flow" wrote a return value that will not survive the checkpoint:',
+        '  task()["when"] is "datetime": the JSON serializer raises TypeError when the checkpoint'
+        f" is written. Fix: {_ISO_FIX}  [lgstate-unserializable]",
+    ]
+
+    @entrypoint(checkpointer=CheckedSaver(InMemorySaver(), profile="msgpack"))
+    def pairs(n: int) -> Any:
+        return {"pair": (n, n)}
+
+    with pytest.raises(CheckpointValueError) as raised:
+        pairs.invoke(1, _THREAD)
+    assert str(raised.value).splitlines()[1].startswith('  pairs()["pair"] is "tuple"')

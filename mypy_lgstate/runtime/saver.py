@@ -43,6 +43,8 @@ _PUSH: Final = "__pregel_push"
 _NULL_TASK_ID: Final = "00000000-0000-0000-0000-000000000000"
 # LangGraph's own bookkeeping: an error a node raised and where; never a value of the user's state.
 _BOOKKEEPING: Final = frozenset({"__error__", "__error_source_node__", "__no_writes__"})
+# Functional API: what a @task or an @entrypoint returns.
+_RESULTS: Final = frozenset({"__return__", "__end__"})
 
 _Thread = tuple[str, str]  # (thread_id, checkpoint_ns)
 
@@ -289,6 +291,10 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             source = "The caller"
         elif by_update_state:
             source = "update_state()"
+        elif task_path.startswith(f"~{_PUSH}, ~{_PULL}, "):
+            # A @task called from a function: the path names the caller, not the task.
+            caller = task_path.split(", ")[2]
+            source = f'A task called by "{caller}"'
         elif task_path and node is None:
             source = f"Task {task_id} ({task_path})"
         else:
@@ -318,7 +324,9 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
                         value.arg, "Send.arg", channel, node, source, _send_target(value)
                     )
             else:
-                if node == _START:
+                if channel in _RESULTS:
+                    root = f"{node}()" if node is not None else "task()"
+                elif node == _START:
                     root = f'input["{channel}"]'
                 elif by_update_state:
                     root = f'update_state.values["{channel}"]'
@@ -326,10 +334,8 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
                     root = f"{node}().{channel}"
                 else:
                     root = channel
-                self._raise_for(
-                    value, root, channel, node, source, f'a value to channel "{channel}"',
-                    whole_channel=True,
-                )
+                target = "a return value" if channel in _RESULTS else f'a value to channel "{channel}"'
+                self._raise_for(value, root, channel, node, source, target, whole_channel=True)
             if node is not None:
                 writers[channel] = node
 
