@@ -7,6 +7,10 @@ from typing import Final
 
 from mypy.errorcodes import ErrorCode
 
+# The builders that the runtime checker shares live in a module that does not import mypy.
+from mypy_lgstate.messages import allowlist_message as allowlist_message
+from mypy_lgstate.messages import problem_message as problem_message
+
 _CATEGORY: Final = "LangGraph state"
 
 UNSERIALIZABLE: Final = ErrorCode(
@@ -54,38 +58,6 @@ ANY: Final = ErrorCode(
 # Messages -------------------------------------------------------------------------------------
 # Every message names the path inside the state, the offending type, what happens at run time
 # under the active profile, and the fix.
-
-
-def problem_message(path: str, type_name: str, what: str, fix: str, where: str | None) -> str:
-    """``where`` names the declaring class and file when the problem is reported away from it."""
-    located = f"{path} ({where})" if where else path
-    return f'{located} is "{type_name}": {what}. Fix: {fix}'
-
-
-_STRICT_PAYLOAD: Final = {
-    "Enum": ("Enum", "the member's value"),
-    "SecretStr": ("secret", "the bare secret value"),
-    "dataclass": ("dataclass", "a plain dict"),
-    "NamedTuple": ("NamedTuple", "a plain dict"),
-    "pydantic model": ("pydantic model", "a plain dict"),
-    "subclass": ("subclass", "its constructor arguments"),
-}
-
-
-def allowlist_message(
-    path: str, type_name: str, kind: str, fullname: str, where: str | None
-) -> str:
-    noun, payload = _STRICT_PAYLOAD.get(kind, (kind, "a plain dict"))
-    module, _, name = fullname.rpartition(".")
-    what = (
-        f"this {noun} is not on the strict msgpack allowlist, so the checkpoint loader returns"
-        f" {payload} instead"
-    )
-    fix = (
-        f'pass ("{module}", "{name}") in the serializer\'s allowed_msgpack_modules, and add'
-        f' "{fullname}" to the plugin\'s allowed_msgpack_modules'
-    )
-    return problem_message(path, type_name, what, fix, where)
 
 
 def unknown_key_message(node: str, key: str, update_type: str, state: str) -> str:

@@ -30,6 +30,8 @@ from mypy.nodes import (
 )
 from mypy.plugin import ClassDefContext
 
+from mypy_lgstate import messages
+
 METADATA_KEY: Final = "mypy_lgstate"
 _BY_NAME_OPTIONS: Final = ("populate_by_name", "validate_by_name")
 
@@ -124,12 +126,12 @@ class ModelFacts(NamedTuple):
         """Why ``cls(**model_dump())`` fails, sending the loader to ``model_construct``."""
         for name, has_default in self.aliased.items():
             if not has_default and not self.by_name:
-                return f"field {name!r} is read by its alias only"
+                return messages.aliased_field_fallback(name)
         for name, has_default in self.excluded.items():
             if not has_default:
-                return f"required field {name!r} is excluded from model_dump()"
+                return messages.excluded_field_fallback(name)
         if self.forbids_extra and self.computed:
-            return 'extra="forbid" rejects its computed fields'
+            return messages.FORBIDDEN_COMPUTED_FALLBACK
         return None
 
 

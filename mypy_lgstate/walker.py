@@ -43,7 +43,7 @@ from mypy.types import (
 from mypy.expandtype import expand_type_by_instance
 
 from mypy_lgstate import errorcodes as codes
-from mypy_lgstate import model_facts, rules
+from mypy_lgstate import messages, model_facts, rules
 from mypy_lgstate.config import LGStateConfig
 
 # Where a problem sits: the classes and fields that declare it, outermost first, each with the length
@@ -673,10 +673,7 @@ class Walker:
         )
         if tuple_member is not None:
             # The member is written as its value, which comes back as a list: no member has that.
-            own.append(self._verdict(typ, rules.lossy(
-                "a list (its value), because no member has a list as its value",
-                f"give the members str or int values (member {tuple_member} has a tuple)",
-            )))
+            own.append(self._verdict(typ, rules.lossy(*messages.enum_tuple_lossy(tuple_member))))
         return _merge(own)
 
     def _named_tuple(
@@ -771,34 +768,24 @@ class Walker:
         if facts is None:
             return NOTHING
         if facts.serializer:
-            return self._verdict(typ, rules.lossy(
-                "what its @model_serializer returns (the loader rebuilds the model only from a dict"
-                " of its fields)",
-                "keep the default serialization for state, or store what the serializer returns",
-            ))
+            return self._verdict(typ, rules.lossy(*messages.MODEL_SERIALIZER_LOSSY))
         reason = facts.falls_back
         if reason is not None:
             if not any(not has_default for has_default in facts.excluded.values()) and not any(
                 _needs_validation(var.type) for _, var, _ in model_fields(info)
             ):
                 return NOTHING  # built without validation, but from values that need none
-            return self._verdict(typ, rules.lossy(
-                f"a model built without validation (model_construct), because {reason}: nested"
-                " models and dataclasses stay dicts, tuples stay lists",
-                _FALLBACK_FIXES[reason.split()[0]],
-            ))
+            return self._verdict(typ, rules.lossy(*messages.fallback_lossy(reason)))
         parts = []
         for name, var, declared_in in model_fields(info):
             assert var.type is not None
             if name in facts.excluded:
-                what = "its default: an excluded field is not written to the checkpoint"
-                fix = "remove exclude=True, or recompute it after the state is loaded"
+                verdict = rules.lossy(*messages.EXCLUDED_FIELD_LOSSY)
             elif name in facts.aliased and not facts.by_name:
-                what = "its default: model_dump() writes it by name, and it is read by its alias only"
-                fix = "set populate_by_name=True in model_config"
+                verdict = rules.lossy(*messages.ALIASED_FIELD_LOSSY)
             else:
                 continue
-            parts.append(_in_field(self._verdict(var.type, rules.lossy(what, fix)), declared_in, name))
+            parts.append(_in_field(self._verdict(var.type, verdict), declared_in, name))
         return _merge(parts)
 
     def _private_attributes(self, info: TypeInfo) -> Findings:
@@ -845,18 +832,10 @@ class Walker:
             attr for attr in info.metadata["dataclass"].get("attributes", []) if attr.get("is_init_var")
         ]
         required = [attr["name"] for attr in init_vars if not attr.get("has_default")]
-        if required:
-            # The loader calls cls(**fields): an InitVar is not a field, so it is missing.
-            own.append(self._verdict(typ, rules.lossy(
-                f"a dict, because the loader cannot pass InitVar {required[0]!r} to __init__",
-                f"give InitVar {required[0]!r} a default, or make it a field",
-            )))
-        elif init_vars:
-            name = init_vars[0]["name"]
-            own.append(self._verdict(typ, rules.lossy(
-                f"a new instance whose __post_init__ ran again with InitVar {name!r} at its default",
-                f"make {name!r} a field, or __post_init__ safe to run again on stored fields",
-            )))
+        if init_vars:
+            name = required[0] if required else init_vars[0]["name"]
+            verdict = rules.lossy(*messages.init_var_lossy(name, bool(required)))
+            own.append(self._verdict(typ, verdict))
         if not_in_init:
             # The loader calls cls(**fields), which rejects a field that __init__ does not take.
             own.append(
@@ -930,12 +909,6 @@ class Walker:
 
 
 _MAX_GENERIC_DEPTH: Final = 8
-_FALLBACK_FIXES: Final = {
-    "field": "set populate_by_name=True in model_config",
-    "required": "give the excluded field a default",
-    "extra=\"forbid\"": 'drop extra="forbid", or the computed field',
-}
-
 
 def _needs_validation(typ: Type | None, depth: int = 0) -> bool:
     """Whether a value of ``typ`` changes when a model is built without validation from its
@@ -959,10 +932,7 @@ def _needs_validation(typ: Type | None, depth: int = 0) -> bool:
     return False
 
 
-_PRIVATE_DROPPED: Final = rules.lossy(
-    "its default: a private attribute is not written to the checkpoint",
-    "make it a field, or recompute it after the state is loaded",
-)
+_PRIVATE_DROPPED: Final = rules.lossy(*messages.PRIVATE_ATTRIBUTE_LOSSY)
 _REVALIDATED: Final = (
     "{serializer} writes it as a list: nodes get a tuple (LangGraph re-validates the state before"
     " each node), but get_state() shows a list"

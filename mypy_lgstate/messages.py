@@ -1,0 +1,120 @@
+"""The wording of the problems both halves report: the mypy plugin and the runtime checker.
+
+This module imports nothing from mypy, so that ``mypy_lgstate.runtime`` can use it in a test run.
+Every message names the path inside the state, the offending type, what happens at run time under
+the active profile, and the fix.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+
+def problem_message(path: str, type_name: str, what: str, fix: str, where: str | None) -> str:
+    """``where`` names the declaring class and file when the problem is reported away from it."""
+    located = f"{path} ({where})" if where else path
+    return f'{located} is "{type_name}": {what}. Fix: {fix}'
+
+
+_STRICT_PAYLOAD: Final = {
+    "Enum": ("Enum", "the member's value"),
+    "SecretStr": ("secret", "the bare secret value"),
+    "dataclass": ("dataclass", "a plain dict"),
+    "NamedTuple": ("NamedTuple", "a plain dict"),
+    "pydantic model": ("pydantic model", "a plain dict"),
+    "subclass": ("subclass", "its constructor arguments"),
+}
+
+
+def allowlist_what_fix(kind: str, fullname: str) -> tuple[str, str]:
+    """What strict msgpack does with a class missing from the allowlist, and the fix."""
+    noun, payload = _STRICT_PAYLOAD.get(kind, (kind, "a plain dict"))
+    module, _, name = fullname.rpartition(".")
+    what = (
+        f"this {noun} is not on the strict msgpack allowlist, so the checkpoint loader returns"
+        f" {payload} instead"
+    )
+    fix = (
+        f'pass ("{module}", "{name}") in the serializer\'s allowed_msgpack_modules, and add'
+        f' "{fullname}" to the plugin\'s allowed_msgpack_modules'
+    )
+    return what, fix
+
+
+def allowlist_message(
+    path: str, type_name: str, kind: str, fullname: str, where: str | None
+) -> str:
+    what, fix = allowlist_what_fix(kind, fullname)
+    return problem_message(path, type_name, what, fix, where)
+
+
+# Classes whose bodies change what the msgpack loader's ``cls(**fields)`` rebuilds: each is a
+# (comes back as, fix) pair, worded alike by the plugin (from the class body) and the runtime
+# checker (from the class object).
+
+
+def init_var_lossy(name: str, required: bool) -> tuple[str, str]:
+    """A dataclass with ``InitVar`` ``name``: not a field, so not in the checkpoint."""
+    if required:  # the loader cannot call __init__ without it, and returns the fields' dict
+        return (
+            f"a dict, because the loader cannot pass InitVar {name!r} to __init__",
+            f"give InitVar {name!r} a default, or make it a field",
+        )
+    return (
+        f"a new instance whose __post_init__ ran again with InitVar {name!r} at its default",
+        f"make {name!r} a field, or __post_init__ safe to run again on stored fields",
+    )
+
+
+def enum_tuple_lossy(member: str) -> tuple[str, str]:
+    """An enum member written as its tuple value, which comes back as a list no member has."""
+    return (
+        "a list (its value), because no member has a list as its value",
+        f"give the members str or int values (member {member} has a tuple)",
+    )
+
+
+MODEL_SERIALIZER_LOSSY: Final = (
+    "what its @model_serializer returns (the loader rebuilds the model only from a dict of its"
+    " fields)",
+    "keep the default serialization for state, or store what the serializer returns",
+)
+PRIVATE_ATTRIBUTE_LOSSY: Final = (
+    "its default: a private attribute is not written to the checkpoint",
+    "make it a field, or recompute it after the state is loaded",
+)
+EXCLUDED_FIELD_LOSSY: Final = (
+    "its default: an excluded field is not written to the checkpoint",
+    "remove exclude=True, or recompute it after the state is loaded",
+)
+ALIASED_FIELD_LOSSY: Final = (
+    "its default: model_dump() writes it by name, and it is read by its alias only",
+    "set populate_by_name=True in model_config",
+)
+
+
+def aliased_field_fallback(name: str) -> str:
+    return f"field {name!r} is read by its alias only"
+
+
+def excluded_field_fallback(name: str) -> str:
+    return f"required field {name!r} is excluded from model_dump()"
+
+
+FORBIDDEN_COMPUTED_FALLBACK: Final = 'extra="forbid" rejects its computed fields'
+
+
+def fallback_lossy(reason: str) -> tuple[str, str]:
+    """A model that ``cls(**model_dump())`` rejects (``reason``): the loader falls back to
+    ``model_construct``, which validates nothing."""
+    if reason.startswith("field"):
+        fix = "set populate_by_name=True in model_config"
+    elif reason.startswith("required"):
+        fix = "give the excluded field a default"
+    else:
+        fix = 'drop extra="forbid", or the computed field'
+    return (
+        f"a model built without validation (model_construct), because {reason}: nested models and"
+        " dataclasses stay dicts, tuples stay lists",
+        fix,
+    )

@@ -1,0 +1,704 @@
+"""The verdict tables of ``rules.py`` applied to real values: ``find_problems``.
+
+The plugin decides from declared types; this module decides from the values a graph really writes,
+with the same tables and the same wording. A value's class is looked up by the names mypy gives it
+(``_mypy_fullname``), along its MRO; containers, NamedTuples, enums, dataclasses and pydantic models
+are decided by shape, as ``walker.py`` decides their types. It imports neither mypy nor LangGraph.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import sys
+from collections import deque
+from collections.abc import Callable, Iterable
+from typing import Any, Final, NamedTuple
+
+from mypy_lgstate import rules
+from mypy_lgstate.config import PROFILES
+from mypy_lgstate import messages
+from mypy_lgstate.messages import allowlist_what_fix, problem_message
+
+# The plugin's error codes (``errorcodes.py`` holds them as mypy ``ErrorCode`` objects).
+UNSERIALIZABLE: Final = "lgstate-unserializable"
+LOSSY: Final = "lgstate-lossy"
+DICT_KEY: Final = "lgstate-dict-key"
+UNIMPORTABLE: Final = "lgstate-unimportable"
+ALLOWLIST: Final = "lgstate-allowlist"
+
+_RAISES: Final = "raises TypeError when the checkpoint is written"
+_SERIALIZER: Final = {"json": "the JSON serializer", "msgpack": "the msgpack serializer"}
+# Where a value's runtime class name is not the name mypy (and so ``rules.py``) knows it by.
+_RUNTIME_NAMES: Final = {
+    "builtins.function": "types.FunctionType",
+    "builtins.method": "types.MethodType",
+    "builtins.builtin_function_or_method": "types.BuiltinFunctionType",
+    "builtins.method-wrapper": "types.BuiltinFunctionType",
+    "builtins.wrapper_descriptor": "types.BuiltinFunctionType",
+    "builtins.method_descriptor": "types.BuiltinFunctionType",
+    "builtins.module": "types.ModuleType",
+    "builtins.ellipsis": "types.EllipsisType",
+}
+# Values that every profile keeps as they are: the leaves of most walks, decided without a lookup.
+_PLAIN: Final = frozenset({str, int, float, bool, type(None)})
+# Deeper than this the serializers fail whatever the value (RULES.md: value-dependent, not reported).
+_MAX_DEPTH: Final = 200
+
+
+class Problem(NamedTuple):
+    """One value the serializer gets wrong: where it is, the plugin's error code, and the message."""
+
+    path: str
+    code: str
+    message: str
+
+
+class Finding(NamedTuple):
+    """A problem before it is worded: the saver words it again under its own root path."""
+
+    path: str
+    code: str
+    type_name: str
+    what: str
+    fix: str
+
+    def message(self, root: str) -> str:
+        return problem_message(root + self.path, self.type_name, self.what, self.fix, None)
+
+
+class CheckpointValueError(TypeError):
+    """A value that will not survive the checkpoint, found before the serializer saw it.
+
+    A ``TypeError``, as the serializer's own failure is: code that handles one handles the other.
+    """
+
+    def __init__(
+        self,
+        problems: list[Problem],
+        *,
+        channel: str,
+        node: str | None,
+        source: str,
+        target: str,
+    ) -> None:
+        self.problems = problems
+        self.channel = channel
+        self.node = node  # the node that wrote the value, when LangGraph tells
+        lines = [
+            f"{source} wrote {target} that will not survive the checkpoint:"
+        ]
+        lines += [f"  {problem.message}  [{problem.code}]" for problem in problems]
+        super().__init__("\n".join(lines))
+
+
+def find_problems(
+    value: object,
+    *,
+    profile: str = "json",
+    strict_msgpack: bool = False,
+    allowed_msgpack_modules: Iterable[str] = (),
+    safe_types: Iterable[str] = (),
+) -> list[Problem]:
+    """The problems of ``value``, written as one piece (a channel value, or one node write).
+
+    Paths are relative to ``value`` (``["notes"]["a"][0]``, ``.field``); messages start at the
+    root ``value``. The options are the plugin's options of the same names.
+    """
+    checker = ValueChecker(
+        profile=profile,
+        strict_msgpack=strict_msgpack,
+        allowed_msgpack_modules=allowed_msgpack_modules,
+        safe_types=safe_types,
+    )
+    return [
+        Problem(found.path, found.code, found.message("value")) for found in checker.check(value)
+    ]
+
+
+def _mypy_fullname(cls: type) -> str:
+    module = cls.__module__
+    if module.startswith("pathlib."):  # Python 3.13 defines the path classes in pathlib._local
+        module = "pathlib"
+    name = f"{module}.{cls.__qualname__}"
+    return _RUNTIME_NAMES.get(name, name)
+
+
+def _is_importable(cls: type) -> bool:
+    """Whether the loader, which looks ``cls`` up as ``__name__`` in module ``__module__``, finds
+    ``cls`` itself (not a class defined in a function, nor another class of the same name)."""
+    module = sys.modules.get(cls.__module__)
+    return module is not None and getattr(module, cls.__name__, None) is cls
+
+
+def _key_repr(key: object) -> str:
+    return f'["{key}"]' if type(key) is str else f"[{key!r}]"
+
+
+# How a class is walked, decided once per class.
+_LEAF: Final = "leaf"
+_LIST: Final = "list"
+_DICT: Final = "dict"
+_TUPLE: Final = "tuple"
+_NAMED_TUPLE: Final = "named tuple"
+_SET: Final = "set"
+_DEQUE: Final = "deque"
+_ENUM: Final = "enum"
+_MODEL: Final = "model"
+_DATACLASS: Final = "dataclass"
+_RULE: Final = "rule"
+_CLASS_OBJECT: Final = "class object"
+
+
+class _Decision(NamedTuple):
+    kind: str
+    rule: rules.TypeRule | None = None
+    rule_name: str = ""  # the row's name
+    exact: bool = True  # the class is the row's own, not a subclass of it
+    back_as: str = ""  # for a dict or list subclass: the plain type it comes back as
+
+
+class ValueChecker:
+    """Checks values under one configuration; remembers how each class is walked."""
+
+    def __init__(
+        self,
+        *,
+        profile: str = "json",
+        strict_msgpack: bool = False,
+        allowed_msgpack_modules: Iterable[str] = (),
+        safe_types: Iterable[str] = (),
+    ) -> None:
+        if profile not in PROFILES:
+            raise ValueError(f'profile must be "json" or "msgpack", not {profile!r}')
+        self.profile = profile
+        self.strict = profile == "msgpack" and strict_msgpack
+        self.allowed = frozenset(allowed_msgpack_modules)
+        self.derived: frozenset[tuple[str, ...]] = frozenset()
+        self.safe_types = frozenset(safe_types)
+        self.serializer = _SERIALIZER[profile]
+        self._decisions: dict[type, _Decision] = {}
+        self._importable_classes: dict[type, bool] = {}
+
+    def allow_derived(self, entries: Iterable[tuple[str, ...]]) -> None:
+        """Add the ``(module, class)`` pairs that ``compile()`` derives for the strict allowlist."""
+        self.derived = self.derived | frozenset(tuple(entry) for entry in entries)
+
+    def check(self, value: object, *, whole_channel: bool = False) -> list[Finding]:
+        """``whole_channel``: ``value`` is a channel value or write of its own (the serializer
+        special-cases a bytearray there)."""
+        if type(value) in _PLAIN:
+            return []
+        if (
+            whole_channel
+            and type(value) is bytearray
+            and self.profile == "msgpack"
+        ):
+            return []
+        found: list[Finding] = []
+        self._walk(value, "", False, found, set(), 0)
+        return found
+
+    # The walk ---------------------------------------------------------------------------------
+
+    def _walk(
+        self,
+        value: Any,
+        path: str,
+        in_model_value: bool,
+        found: list[Finding],
+        open_ids: set[int],
+        depth: int,
+    ) -> None:
+        cls = type(value)
+        if cls in _PLAIN:
+            return
+        decision = self._decisions.get(cls)
+        if decision is None:
+            decision = self._decisions[cls] = self._decide(cls)
+        kind = decision.kind
+        if kind == _LEAF:
+            return
+        if depth > _MAX_DEPTH or id(value) in open_ids:
+            return  # too deep, or a cycle: both fail whatever the types (value-dependent)
+        open_ids.add(id(value))
+        try:
+            self._walk_kind(value, cls, decision, path, in_model_value, found, open_ids, depth + 1)
+        finally:
+            open_ids.discard(id(value))
+
+    def _walk_kind(
+        self,
+        value: Any,
+        cls: type,
+        decision: _Decision,
+        path: str,
+        in_model_value: bool,
+        found: list[Finding],
+        open_ids: set[int],
+        depth: int,
+    ) -> None:
+        kind = decision.kind
+
+        def walk(item: object, item_path: str, below_model: bool = in_model_value) -> None:
+            if type(item) not in _PLAIN:
+                self._walk(item, item_path, below_model, found, open_ids, depth)
+
+        if kind == _LIST:
+            for index, item in enumerate(value):
+                walk(item, f"{path}[{index}]")
+        elif kind == _DICT:
+            self._keys(value, cls.__name__, path, found)
+            for key, item in value.items():
+                walk(item, path + _key_repr(key))
+        elif kind == _TUPLE:
+            if self.profile == "json" or not in_model_value:
+                self._lossy(found, path, cls.__name__, "list", "store a list and declare it as list[...]")
+            for index, item in enumerate(value):
+                walk(item, f"{path}[{index}]")
+        elif kind == _NAMED_TUPLE:
+            if self.profile == "json":
+                self._lossy(found, path, cls.__name__, "list", "store value._asdict() (a dict)")
+            else:
+                self._importable(cls, path, in_model_value, found)
+                self._user_class(cls, "NamedTuple", path, in_model_value, found)
+            for name in value._fields:
+                walk(getattr(value, name), f"{path}.{name}")
+        elif kind == _SET:
+            self._set(value, cls, path, in_model_value, found, walk)
+        elif kind == _DEQUE:
+            if self.profile == "json":
+                self._raises(found, path, cls.__name__, "store a list instead")
+            for index, item in enumerate(value):
+                walk(item, f"{path}[{index}]")
+        elif kind == _ENUM:
+            self._enum(value, cls, path, in_model_value, found)
+        elif kind == _MODEL:
+            self._model(value, cls, path, in_model_value, found, walk)
+        elif kind == _DATACLASS:
+            self._dataclass(value, cls, path, in_model_value, found, walk)
+        elif kind == _CLASS_OBJECT:
+            self._raises(found, path, f"type[{value.__name__}]", rules.CLASS_FIX)
+        else:
+            self._rule(value, cls, decision, path, in_model_value, found, walk)
+
+    def _decide(self, cls: type) -> _Decision:
+        mro = [_mypy_fullname(base) for base in cls.__mro__]
+        if self.safe_types and any(name in self.safe_types for name in mro):
+            return _Decision(_LEAF)
+        if issubclass(cls, type):
+            return _Decision(_CLASS_OBJECT)
+        if cls is list:
+            return _Decision(_LIST)
+        if cls is dict:
+            return _Decision(_DICT)
+        if cls is set or cls is frozenset:
+            return _Decision(_SET)
+        if cls is deque:
+            return _Decision(_DEQUE)
+        if cls is tuple:
+            return _Decision(_TUPLE)
+        if issubclass(cls, enum.Enum):
+            return _Decision(_ENUM)
+        if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+            return _Decision(_NAMED_TUPLE)
+        for base, name in zip(cls.__mro__, mro):
+            rule = rules.TYPE_RULES.get(name)
+            if rule is not None:
+                decision = _Decision(_RULE, rule, name, exact=base is cls)
+                if self._rule_findings_are_fixed(decision, cls):
+                    verdict = rule.verdict(self.profile, exact=base is cls)
+                    if verdict.outcome == "ok":
+                        return _Decision(_LEAF)
+                return decision
+        if any(name in rules.PYDANTIC_MODELS for name in mro):
+            return _Decision(_MODEL)
+        if dataclasses.is_dataclass(cls):
+            return _Decision(_DATACLASS)
+        if issubclass(cls, dict):
+            return _Decision(_RULE, back_as="dict")
+        if issubclass(cls, list):
+            return _Decision(_RULE, back_as="list")
+        return _Decision(_RULE)
+
+    def _rule_findings_are_fixed(self, decision: _Decision, cls: type) -> bool:
+        """Whether a row's verdict is all there is to say about a class (no strict-mode extras)."""
+        if self.profile != "msgpack":
+            return True
+        if decision.rule_name in rules.LANGCHAIN_MODELS:
+            return _mypy_fullname(cls) in rules.STRICT_SAFE_CLASSES
+        if decision.rule_name in rules.SECRET_TYPES:
+            return not self.strict
+        if decision.rule_name in rules.REBUILT_BY_CLASS_NAME and not decision.exact:
+            return not self.strict
+        return True
+
+    # Verdicts ---------------------------------------------------------------------------------
+
+    def _raises(self, found: list[Finding], path: str, type_name: str, fix: str) -> None:
+        found.append(Finding(path, UNSERIALIZABLE, type_name, f"{self.serializer} {_RAISES}", fix))
+
+    def _lossy(
+        self, found: list[Finding], path: str, type_name: str, back_as: str, fix: str
+    ) -> None:
+        what = f"{self.serializer} writes it, but it comes back as {back_as}"
+        found.append(Finding(path, LOSSY, type_name, what, fix))
+
+    def _verdict(
+        self, found: list[Finding], path: str, type_name: str, verdict: rules.Verdict
+    ) -> None:
+        if verdict.outcome == "raises":
+            self._raises(found, path, type_name, verdict.fix)
+        elif verdict.outcome == "lossy":
+            self._lossy(found, path, type_name, verdict.back_as, verdict.fix)
+
+    def _rule(
+        self,
+        value: Any,
+        cls: type,
+        decision: _Decision,
+        path: str,
+        in_model_value: bool,
+        found: list[Finding],
+        walk: Callable[..., None],
+    ) -> None:
+        name = cls.__name__
+        if decision.rule is None:
+            if not decision.back_as:
+                self._raises(found, path, name, rules.KEEP_OUT)
+                return
+            back_as = decision.back_as
+            self._lossy(found, path, name, back_as, f"store a plain {back_as} and declare it as such")
+            if back_as == "dict":
+                self._keys(value, name, path, found)
+                for key, item in value.items():
+                    walk(item, path + _key_repr(key))
+            else:
+                for index, item in enumerate(value):
+                    walk(item, f"{path}[{index}]")
+            return
+        self._verdict(found, path, name, decision.rule.verdict(self.profile, exact=decision.exact))
+        if self.profile != "msgpack":
+            return
+        if decision.rule_name in rules.LANGCHAIN_MODELS:
+            # LangChain's own classes are loaded without an allowlist entry; a user's subclass is
+            # an ordinary pydantic model to the loader.
+            if _mypy_fullname(cls) not in rules.STRICT_SAFE_CLASSES:
+                self._importable(cls, path, in_model_value, found)
+                self._user_class(cls, "pydantic model", path, in_model_value, found)
+        elif decision.rule_name in rules.SECRET_TYPES:
+            self._user_class(cls, "SecretStr", path, in_model_value, found)
+        elif not decision.exact and decision.rule_name in rules.REBUILT_BY_CLASS_NAME:
+            self._user_class(cls, "subclass", path, in_model_value, found)
+
+    def _set(
+        self,
+        value: Any,
+        cls: type,
+        path: str,
+        in_model_value: bool,
+        found: list[Finding],
+        walk: Callable[..., None],
+    ) -> None:
+        if self.profile == "json":
+            self._raises(found, path, cls.__name__, "store a sorted list instead")
+            for item in value:
+                walk(item, f"{path}[]")
+            return
+        # The loader rebuilds a set from its items; tuples come back as lists, which are not
+        # hashable, so the whole set comes back as the list of lists that was written.
+        has_tuple = False
+        for item in value:
+            if type(item) is tuple:
+                has_tuple = True
+                for index, part in enumerate(item):
+                    walk(part, f"{path}[][{index}]")
+            else:
+                walk(item, f"{path}[]")
+        if has_tuple and not in_model_value:
+            found.append(Finding(
+                path, LOSSY, cls.__name__,
+                f"{self.serializer} writes it, but it comes back as a list of lists",
+                "store a list of lists and rebuild the set of tuples when you read it",
+            ))
+
+    def _keys(self, mapping: Any, type_name: str, path: str, found: list[Finding]) -> None:
+        worst: tuple[rules.Verdict, object] | None = None
+        for key in mapping:
+            if type(key) is str:
+                continue
+            verdict = self._key_verdict(key)
+            if verdict.outcome == "ok":
+                continue
+            if worst is None or (verdict.outcome == "raises" and worst[0].outcome != "raises"):
+                worst = (verdict, key)
+        if worst is None:
+            return
+        verdict, key = worst
+        if verdict.outcome == "raises":
+            what = f"{self.serializer} {_RAISES}"
+        else:
+            what = f"{self.serializer} writes it, but the keys come back as {verdict.back_as}"
+        key_type = "None" if key is None else type(key).__name__
+        found.append(Finding(path, DICT_KEY, f"{type_name}[{key_type}, ...]", what, verdict.fix))
+
+    def _key_verdict(self, key: object) -> rules.Verdict:
+        if key is None:
+            return rules.OK if self.profile == "msgpack" else rules.JSON_KEY_RULES["builtins.int"]
+        cls = type(key)
+        if cls is tuple:
+            if self.profile == "json":
+                return rules.raises("use str keys, e.g. the parts joined into one str")
+            inner = [self._key_verdict(part) for part in key]  # type: ignore[attr-defined]
+            bad = [verdict for verdict in inner if verdict.outcome != "ok"]
+            return bad[0] if bad else rules.OK
+        if self.safe_types and any(_mypy_fullname(b) in self.safe_types for b in cls.__mro__):
+            return rules.OK
+        if issubclass(cls, enum.Enum):
+            if self.profile == "msgpack":
+                return rules.lossy("the members' values", "use member.value as the key")
+            if issubclass(cls, (str, int)):
+                return rules.lossy("the members' values as str", "use str(member.value) as the key")
+            return rules.raises("use member.value as the key")
+        table = rules.JSON_KEY_RULES if self.profile == "json" else rules.MSGPACK_KEY_RULES
+        verdict = table.get(_mypy_fullname(cls))
+        return verdict if verdict is not None else rules.raises("use str keys")
+
+    # Classes ----------------------------------------------------------------------------------
+
+    def _enum(
+        self, value: Any, cls: type, path: str, in_model_value: bool, found: list[Finding]
+    ) -> None:
+        if self.profile == "json":
+            fix = f"store member.value and rebuild it with {cls.__name__}(value)"
+            for mixin, back_as in ((str, "str"), (int, "int")):
+                if issubclass(cls, mixin):
+                    self._lossy(found, path, cls.__name__, back_as, fix)
+                    return
+            self._raises(found, path, cls.__name__, fix)
+            return
+        self._importable(cls, path, in_model_value, found)
+        self._user_class(cls, "Enum", path, in_model_value, found)
+        if isinstance(value.value, tuple):
+            # Written as its value, which comes back as a list: no member has that value.
+            self._lossy(found, path, cls.__name__, *messages.enum_tuple_lossy(value.name))
+
+    def _importable(
+        self, cls: type, path: str, in_model_value: bool, found: list[Finding]
+    ) -> None:
+        if in_model_value or self._is_importable(cls):
+            return
+        payload = "its value" if issubclass(cls, enum.Enum) else "a plain dict"
+        if "." in cls.__qualname__:
+            where = "a function body" if "<locals>" in cls.__qualname__ else "a class body"
+            what = f"it is defined in {where}, so the checkpoint loader cannot re-import it"
+        else:  # made by type(), or shadowed by another class of the same name
+            what = (
+                f"module {cls.__module__} has no class {cls.__name__} of its own, so the checkpoint"
+                " loader cannot re-import it"
+            )
+        found.append(Finding(
+            path, UNIMPORTABLE, cls.__name__, f"{what}: it comes back as {payload}",
+            f"move class {cls.__name__} to the top level of module {cls.__module__}",
+        ))
+
+    def _is_importable(self, cls: type) -> bool:
+        importable = self._importable_classes.get(cls)
+        if importable is None:
+            importable = self._importable_classes[cls] = _is_importable(cls)
+        return importable
+
+    def _user_class(
+        self, cls: type, kind: str, path: str, in_model_value: bool, found: list[Finding]
+    ) -> None:
+        # A class that cannot be re-imported is reported as such; no allowlist entry would help.
+        if not self.strict or in_model_value or not self._is_importable(cls):
+            return
+        module, name = cls.__module__, cls.__name__
+        fullname = f"{module}.{name}"
+        if fullname in self.allowed or module in self.allowed or (module, name) in self.derived:
+            return
+        what, fix = allowlist_what_fix(kind, fullname)
+        found.append(Finding(path, ALLOWLIST, name, what, fix))
+
+    def _model(
+        self,
+        value: Any,
+        cls: type,
+        path: str,
+        in_model_value: bool,
+        found: list[Finding],
+        walk: Callable[..., None],
+    ) -> None:
+        name = cls.__name__
+        if self.profile == "json":
+            self._raises(
+                found, path, name,
+                f'store value.model_dump(mode="json") and rebuild it with'
+                f" {name}.model_validate(data)",
+            )
+            return
+        fields = getattr(cls, "model_fields", None)
+        if fields is None:  # pydantic.v1
+            fields = getattr(cls, "__fields__", {})
+        for field_name, field in fields.items():
+            # model_dump() leaves an excluded field out: what it holds is never serialized.
+            if getattr(field, "exclude", None) is not True:
+                walk(getattr(value, field_name, None), f"{path}.{field_name}", True)
+        if in_model_value:
+            return
+        if any(_mypy_fullname(base) == rules.PYDANTIC_ROOT_MODEL for base in cls.__mro__):
+            self._lossy(found, path, name, "its root value", "store value.root and declare its type")
+            return
+        generic = getattr(cls, "__pydantic_generic_metadata__", None) or {}
+        if generic.get("args") and not self._is_importable(cls):
+            # pydantic registers Box[int] in its module (where the loader finds it) only when it
+            # was first parametrized at the module's top level.
+            concrete = "".join(_name_part(arg) for arg in generic["args"]) + generic["origin"].__name__
+            found.append(Finding(
+                path, UNIMPORTABLE, name,
+                "a parametrized generic model cannot be re-imported by the checkpoint loader: it"
+                " comes back as a plain dict",
+                f"declare `class {concrete}({name})` at module top level and use it",
+            ))
+            return
+        self._importable(cls, path, False, found)
+        self._user_class(cls, "pydantic model", path, False, found)
+        if hasattr(cls, "model_fields"):  # pydantic.v1 models have none of this
+            self._rebuilt(value, cls, fields, path, found)
+
+    def _rebuilt(
+        self, value: Any, cls: type, fields: dict[str, Any], path: str, found: list[Finding]
+    ) -> None:
+        """What the loader's ``cls(**model_dump())`` makes of a model whose class body changes
+        the round trip (what the plugin reads from the class body, ``model_facts.py``)."""
+        name = cls.__name__
+        for private, declared in (getattr(cls, "__private_attributes__", None) or {}).items():
+            attribute = getattr(value, private, None)
+            if _is_default(attribute, declared):
+                continue  # the loader's new instance gets the same value
+            self._lossy(
+                found, f"{path}.{private}", type(attribute).__name__,
+                *messages.PRIVATE_ATTRIBUTE_LOSSY,
+            )
+        decorators = getattr(cls, "__pydantic_decorators__", None)
+        if decorators is not None and decorators.model_serializers:
+            self._lossy(found, path, name, *messages.MODEL_SERIALIZER_LOSSY)
+            return
+        config = getattr(cls, "model_config", None) or {}
+        by_name = bool(config.get("populate_by_name") or config.get("validate_by_name"))
+
+        def aliased(field: Any) -> bool:
+            return field.alias is not None or field.validation_alias is not None
+
+        reason = next(
+            (
+                messages.aliased_field_fallback(field_name)
+                for field_name, field in fields.items()
+                if aliased(field) and field.is_required() and not by_name
+            ),
+            None,
+        ) or next(
+            (
+                messages.excluded_field_fallback(field_name)
+                for field_name, field in fields.items()
+                if field.exclude is True and field.is_required()
+            ),
+            None,
+        )
+        if reason is None and config.get("extra") == "forbid" and getattr(
+            cls, "model_computed_fields", None
+        ):
+            reason = messages.FORBIDDEN_COMPUTED_FALLBACK
+        if reason is not None:
+            if reason.startswith("required") or any(
+                _needs_validation(getattr(value, field_name, None)) for field_name in fields
+            ):
+                self._lossy(found, path, name, *messages.fallback_lossy(reason))
+            return
+        for field_name, field in fields.items():
+            if field.exclude is True:
+                back_as, fix = messages.EXCLUDED_FIELD_LOSSY
+            elif aliased(field) and not by_name:
+                back_as, fix = messages.ALIASED_FIELD_LOSSY
+            else:
+                continue
+            field_value = getattr(value, field_name, None)
+            self._lossy(found, f"{path}.{field_name}", type(field_value).__name__, back_as, fix)
+
+    def _dataclass(
+        self,
+        value: Any,
+        cls: type,
+        path: str,
+        in_model_value: bool,
+        found: list[Finding],
+        walk: Callable[..., None],
+    ) -> None:
+        name = cls.__name__
+        if self.profile == "json":
+            self._raises(
+                found, path, name,
+                "store dataclasses.asdict(value), or declare a TypedDict instead of the dataclass",
+            )
+            return
+        self._importable(cls, path, in_model_value, found)
+        self._user_class(cls, "dataclass", path, in_model_value, found)
+        fields = dataclasses.fields(value)
+        init_vars = [
+            field
+            for field in getattr(cls, "__dataclass_fields__", {}).values()
+            if getattr(field, "_field_type", None) is _INIT_VAR
+        ]
+        if init_vars:
+            required = [
+                field.name
+                for field in init_vars
+                if field.default is dataclasses.MISSING
+                and field.default_factory is dataclasses.MISSING
+            ]
+            init_var = required[0] if required else init_vars[0].name
+            self._lossy(found, path, name, *messages.init_var_lossy(init_var, bool(required)))
+        not_in_init = [field.name for field in fields if not field.init]
+        if not_in_init:
+            # The loader calls cls(**fields), which rejects a field that __init__ does not take.
+            self._lossy(
+                found, path, name, "a dict",
+                f"give field {not_in_init[0]!r} init=True, or keep it out of the dataclass",
+            )
+        for field in fields:
+            walk(getattr(value, field.name, None), f"{path}.{field.name}")
+
+
+# dataclasses marks an InitVar pseudo-field so; ``fields()`` leaves them out.
+_INIT_VAR: Final = getattr(dataclasses, "_FIELD_INITVAR", object())
+
+
+def _is_default(value: object, declared: Any) -> bool:
+    try:
+        return bool(value == declared.get_default())
+    except Exception:  # a default factory or __eq__ of the user's that fails: assume changed
+        return False
+
+
+def _needs_validation(value: object, depth: int = 0) -> bool:
+    """Whether ``value`` changes in a model built without validation from its ``model_dump()``:
+    nested models and dataclasses are dicts there, tuples are lists."""
+    if depth > 4 or type(value) in _PLAIN:
+        return False
+    if isinstance(value, tuple) or dataclasses.is_dataclass(value):
+        return True
+    if hasattr(type(value), "model_fields"):
+        return True
+    if isinstance(value, dict):
+        return any(_needs_validation(item, depth + 1) for item in value.values())
+    if isinstance(value, (list, set, frozenset, deque)):
+        return any(_needs_validation(item, depth + 1) for item in value)
+    return False
+
+
+def _name_part(arg: object) -> str:
+    """A PascalCase name for a type argument, for the concrete subclass a fix suggests."""
+    if isinstance(arg, type):
+        return arg.__name__[:1].upper() + arg.__name__[1:]
+    return "Item"
