@@ -19,7 +19,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.func import entrypoint, task
 from langgraph.graph import END, START, StateGraph
-from langgraph.graph.state import StateT
+from langgraph.typing import StateT
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 from typing_extensions import Annotated, NotRequired
