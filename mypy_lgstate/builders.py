@@ -152,8 +152,7 @@ def sequence_items(
     nodes: Expression, scope: Scope
 ) -> list[tuple[Expression | None, Expression]]:
     """The ``(name, callable)`` items of an ``add_sequence`` argument: a list or tuple display, or a
-    variable assigned one in the same scope or at the module's top level (name ``None`` when the
-    item is the callable alone)."""
+    variable assigned one in the same scope (name ``None`` when the item is the callable alone)."""
     if isinstance(nodes, NameExpr):
         nodes = _assigned_display(nodes, scope) or nodes
     if not isinstance(nodes, (ListExpr, TupleExpr)):
