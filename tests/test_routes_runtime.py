@@ -8,6 +8,10 @@ stops inferring a node's input schema, or moves a middleware's state elsewhere, 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 import warnings
 from typing import Any, Literal, TypedDict
 
@@ -69,6 +73,66 @@ def test_path_function_first_parameter_class_adds_channels() -> None:
     graph.invoke({"question": "tides"}, _config("path"))
     saved = _saved_channels(graph, "path")
     assert saved["draft"] == "about tides" and saved["critique"] == "short"
+
+
+# LANGGRAPH_STRICT_MSGPACK is read when langgraph is imported: this graph runs in a subprocess.
+STRICT_GRAPH = textwrap.dedent(
+    """
+    import sys
+    from enum import Enum
+    from typing import Any, Literal, TypedDict
+
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import START, StateGraph
+    from typing_extensions import NotRequired
+
+
+    class Mode(Enum):
+        FAST = "fast"
+
+
+    class State(TypedDict):
+        question: str
+        mode: NotRequired[Any]
+
+
+    class Routing(TypedDict):
+        mode: Mode
+
+
+    def choose(state: State) -> dict[str, Any]:
+        return {"mode": Mode.FAST}
+
+
+    def route(state: Routing) -> Literal["__end__"]:
+        return "__end__"
+
+
+    builder = StateGraph(State)
+    builder.add_node("choose", choose)
+    builder.add_edge(START, "choose")
+    if sys.argv[1] == "with-path":
+        builder.add_conditional_edges("choose", route)
+    graph = builder.compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "strict"}}
+    graph.invoke({"question": "q"}, config)
+    print(repr(graph.checkpointer.get_tuple(config).checkpoint["channel_values"]["mode"]))
+    """
+)
+
+
+def test_strict_allowlist_derives_from_a_path_functions_class() -> None:
+    """compile() derives the strict allowlist from path functions' classes too: the plugin's
+    allowlist for the graph's nodes includes them (test_routes.yml, strict case)."""
+    env = {**os.environ, "LANGGRAPH_STRICT_MSGPACK": "true", "PYTHONWARNINGS": "ignore"}
+    saved = {
+        variant: subprocess.run(
+            [sys.executable, "-c", STRICT_GRAPH, variant],
+            env=env, capture_output=True, text=True, check=True,
+        ).stdout.strip()
+        for variant in ("with-path", "without-path")
+    }
+    assert saved == {"with-path": "<Mode.FAST: 'fast'>", "without-path": "'fast'"}
 
 
 class Scratch(TypedDict):
