@@ -4,8 +4,9 @@
 
 writes the package OUTDIR/app with at least ``--modules`` modules. The app is a set of "domains"
 (app/<domain>/...), each with TypedDict, pydantic and dataclass states, typed sync and async nodes,
-``Command[Literal[...]]`` / ``interrupt`` / ``Send`` sites and three compiled graphs, plus a few
-shared core modules. Domains import states, helpers and graphs from earlier domains, so the import
+``Command[Literal[...]]`` / ``interrupt`` / ``Send`` sites and three compiled graphs, a functional-API
+workflow, a LangChain agent with middleware, and a graph built by a ``StateGraph`` subclass around a
+helper schema, plus a few shared core modules. Domains import states, helpers and graphs from earlier domains, so the import
 graph is a realistic DAG rather than isolated islands.
 
 The code type-checks with plain ``mypy --strict`` without errors. About one state field in thirty
@@ -37,6 +38,8 @@ DOMAIN_MODULES = (
     "dc_nodes",
     "routing",
     "graph",
+    "workflow",
+    "agent",
 )
 # One state field in BAD_FIELD_EVERY gets a checkpoint-unsafe type (a few percent, as the
 # benchmark needs); counting instead of sampling guarantees even small apps get some.
@@ -45,7 +48,7 @@ DOMAIN_WORDS = "billing support orders search shipping returns catalog pricing l
 FIELD_WORDS = "title owner region channel score summary labels counts locale source status weight notes budget".split()
 
 # Top-level module names the generated code imports from outside the stdlib, for grouping imports.
-THIRD_PARTY = {"langchain_core", "langgraph", "pydantic", "typing_extensions"}
+THIRD_PARTY = {"langchain", "langchain_core", "langgraph", "pydantic", "typing_extensions"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,6 +198,8 @@ def generate(outdir: Path, modules: int, seed: int = 0) -> GeneratedApp:
         "dc_nodes": lambda d: _dc_nodes_module(d, rng),
         "routing": _routing_module,
         "graph": _graph_module,
+        "workflow": lambda d: _workflow_module(d, rng),
+        "agent": _agent_module,
     }
     for domain in domains:
         for module in DOMAIN_MODULES:
@@ -759,6 +764,110 @@ def quote(skus: list[str]) -> dict[str, Any]:
 
 async def run_job(attempts: int) -> dict[str, Any]:
     return await job_graph.ainvoke({p}Job(attempts=attempts))
+'''
+
+
+def _workflow_module(d: Domain, rng: random.Random) -> str:
+    p = d.prefix
+    imports = [
+        "from typing import Any",
+        "from langgraph.checkpoint.memory import InMemorySaver",
+        "from langgraph.func import entrypoint, task",
+        f"from {d.module}.state import {p}Ticket",
+    ]
+    return f'''"""Functional-API workflow of the {d.name} domain."""
+
+{_imports(imports)}
+
+@task
+def load_items(ticket_id: str, limit: int) -> list[str]:
+    return [f"{{ticket_id}}-{{index}}" for index in range(limit)]
+
+
+@task
+def score_items(items: list[str]) -> dict[str, int]:
+    return {{item: len(item) for item in items}}
+
+
+@entrypoint(checkpointer=InMemorySaver())
+def triage(ticket: {p}Ticket, *, previous: Any = None) -> entrypoint.final[dict[str, int], {p}Ticket]:
+    items = load_items(ticket["ticket_id"], len(ticket["tags"])).result()
+    return entrypoint.final(value=score_items(items).result(), save=ticket)
+{_helpers(rng, d.name)}'''
+
+
+def _agent_module(d: Domain) -> str:
+    p = d.prefix
+    fields = d.ticket_fields
+    imports = [
+        "from typing import Any, Literal",
+        "from langchain.agents import create_agent",
+        "from langchain.agents.middleware import AgentMiddleware, AgentState, before_model",
+        "from langgraph.graph import END, START, StateGraph",
+        "from langgraph.typing import StateT",
+        "from langgraph.runtime import Runtime",
+        "from typing_extensions import NotRequired, TypedDict",
+        f"from {d.module}.state import {p}State",
+    ]
+    agent_fields = "".join(f"    {f.name}: NotRequired[{f.type.annotation}]\n" for f in fields)
+    return f'''"""A LangChain agent with middleware, and a graph built by the project's own graph class."""
+
+{_imports(imports, annotated=fields)}
+
+class {p}AgentState(AgentState[Any]):
+    ticket_id: NotRequired[str]
+{agent_fields}
+
+class {p}NoteState(AgentState[Any]):
+    notes: NotRequired[list[str]]
+
+
+class {p}Notes(AgentMiddleware[AgentState[Any], None]):
+    state_schema = {p}NoteState
+
+    def before_model(self, state: AgentState[Any], runtime: Runtime[None]) -> dict[str, list[str]] | None:
+        return {{"notes": []}}
+
+
+@before_model(state_schema={p}AgentState)
+def remember(state: {p}AgentState, runtime: Runtime[None]) -> dict[str, str] | None:
+    return None
+
+
+agent = create_agent("openai:gpt-4o", middleware=[{p}Notes()], state_schema={p}AgentState)
+
+
+class {p}Graph(StateGraph[StateT]):
+    """The project's own graph class."""
+
+
+def new_graph(schema: type[StateT]) -> StateGraph[StateT]:
+    return StateGraph(schema)
+
+
+class {p}Hint(TypedDict):
+    hint: str
+
+
+def hint(state: {p}State) -> {p}Hint:
+    return {{"hint": "fast" if state["approved"] else "slow"}}
+
+
+def by_hint(state: {p}Hint) -> Literal["close", "__end__"]:
+    return "close" if state["hint"] == "fast" else "__end__"
+
+
+def close(state: {p}State) -> {p}Hint:
+    return {{"hint": "closed"}}
+
+
+traced = {p}Graph({p}State)
+traced.add_node("hint", hint)
+traced.add_node("close", close)
+traced.add_edge(START, "hint")
+traced.add_conditional_edges("hint", by_hint)
+traced.add_edge("close", END)
+hint_graph = new_graph({p}Hint)
 '''
 
 

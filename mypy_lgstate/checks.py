@@ -5,6 +5,7 @@ needs checking (a warm run with nothing changed) does not pay for it.
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Final
@@ -14,7 +15,9 @@ from mypy.nodes import (
     CallExpr,
     ClassDef,
     Context,
+    Decorator,
     FuncDef,
+    LambdaExpr,
     MemberExpr,
     MypyFile,
     RefExpr,
@@ -24,9 +27,9 @@ from mypy.nodes import (
 from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.server.trigger import make_trigger, make_wildcard_trigger
-from mypy.types import AnyType, Type, TypeOfAny, get_proper_type
+from mypy.types import AnyType, CallableType, Type, TypeOfAny, get_proper_type
 
-from mypy_lgstate import discovery, sites
+from mypy_lgstate import agents, builders, discovery, functional, sites
 from mypy_lgstate import errorcodes as codes
 from mypy_lgstate.allowlist import derive_allowlist
 from mypy_lgstate.config import LGStateConfig
@@ -78,6 +81,11 @@ class Checks:
         self._messages: dict[tuple[TypeInfo, ...], frozenset[str]] = {}
         # The modules of each set of classes read (most checks of a graph read the same set).
         self._modules_of: dict[frozenset[tuple[str, str]], frozenset[str]] = {}
+        # The classes each builder variable of a scope adds, by (module, scope name, scope line).
+        self._scopes: dict[tuple[str, str, int], dict[str, list[TypeInfo]]] = {}
+        # Each module's decorator calls and the functions they decorate (kept with the tree they
+        # were read from: a daemon run re-parses an edited module).
+        self._decorated_by_module: dict[str, tuple[MypyFile, dict[CallExpr, FuncDef]]] = {}
         # mypy reads plugin triggers only when it keeps fine-grained dependencies (the daemon).
         self._fine_grained = options.fine_grained_incremental or options.cache_fine_grained
 
@@ -89,6 +97,8 @@ class Checks:
         self._allowlists.clear()
         self._messages.clear()
         self._modules_of.clear()
+        self._scopes.clear()
+        self._decorated_by_module.clear()
 
     def reads_of(self, module: str) -> set[str]:
         return self._read_modules.pop(module, set())
@@ -107,19 +117,141 @@ class Checks:
             self._check_state(ctx, [ctx.context.info], allowlist_from=[ctx.context.info])
         return ctx.default_return_type
 
+    def declared_graph(self, ctx: FunctionContext) -> Type:
+        """A ``StateGraph`` subclass's constructor, or a project's factory declared to return a
+        graph (``def create_graph(state: type[S]) -> StateGraph[S]``): the schemas its type names."""
+        checkpointed, run_scoped = discovery.state_graph_schemas(ctx)
+        for info in discovery.graph_type_schemas(ctx.default_return_type):
+            if info not in checkpointed:
+                checkpointed.append(info)
+        self._check_state(ctx, checkpointed, allowlist_from=[*checkpointed, *run_scoped])
+        return ctx.default_return_type
+
     def add_node(self, ctx: MethodContext) -> Type:
+        assert isinstance(ctx.api, TypeChecker)
         graph = self._graph_schemas(ctx.type)
+        scope = _scope(ctx.api)
         bound = discovery.bound_arguments(ctx)
+        nodes = sites.nodes_of_add_node(bound)
         schema = discovery.node_input_schema(bound)
+        if schema is None and nodes:
+            # LangGraph infers the node's input schema from its first parameter.
+            inferred = _first_parameter_class(nodes[0], scope)
+            schema = inferred if inferred not in graph else None
+        classes = self._builder_classes(ctx, scope, graph, schema)
         if schema is not None:
-            self._check_state(ctx, [schema], allowlist_from=[*graph, schema])
-        self._check_nodes(ctx, graph, sites.nodes_of_add_node(bound))
+            self._check_state(ctx, [schema], allowlist_from=classes)
+        self._check_nodes(ctx, graph, classes, nodes)
         return ctx.default_return_type
 
     def add_sequence(self, ctx: MethodContext) -> Type:
+        assert isinstance(ctx.api, TypeChecker)
         graph = self._graph_schemas(ctx.type)
-        self._check_nodes(ctx, graph, sites.nodes_of_add_sequence(ctx))
+        scope = _scope(ctx.api)
+        nodes = sites.nodes_of_add_sequence(ctx, scope)
+        inputs = [
+            info
+            for info in dict.fromkeys(_first_parameter_class(node, scope) for node in nodes)
+            if info is not None and info not in graph
+        ]
+        classes = self._builder_classes(ctx, scope, graph, *inputs)
+        self._check_state(ctx, inputs, allowlist_from=classes)
+        self._check_nodes(ctx, graph, classes, nodes)
         return ctx.default_return_type
+
+    def add_conditional_edges(self, ctx: MethodContext) -> Type:
+        assert isinstance(ctx.api, TypeChecker)
+        graph = self._graph_schemas(ctx.type)
+        path = discovery.bound_arguments(ctx).get("path")
+        if path is None:
+            return ctx.default_return_type
+        scope = _scope(ctx.api)
+        schema = _first_parameter_class(sites.Node("", path[1], path[0]), scope)
+        if schema is not None and schema not in graph:
+            classes = self._builder_classes(ctx, scope, graph, schema)
+            self._check_state(ctx, [schema], allowlist_from=classes)
+        return ctx.default_return_type
+
+    # Functional API -----------------------------------------------------------------------------
+
+    def entrypoint(self, ctx: MethodContext) -> Type:
+        function = self._decorated(ctx)
+        if function is not None:
+            values = functional.entrypoint_values(function)
+            # compile() derives the strict allowlist from the input, return and save types.
+            allowed = self._allowlist_of_types([typ for _, typ in values])
+            self._check_function_values(ctx, function, values, allowed)
+        return ctx.default_return_type
+
+    def task(self, ctx: FunctionContext) -> Type:
+        function = self._decorated(ctx)
+        if function is not None:
+            # The entrypoint that runs the task is not known here: nothing counts as derived.
+            allowed = self._allowlist([])
+            self._check_function_values(ctx, function, functional.task_values(function), allowed)
+        return ctx.default_return_type
+
+    # LangChain agents -----------------------------------------------------------------------------
+
+    def create_agent(self, ctx: FunctionContext) -> Type:
+        assert isinstance(ctx.api, TypeChecker)
+        bound = discovery.bound_arguments(ctx)
+        given = bound.get("state_schema")
+        base = discovery.schema_class(*given) if given is not None else None
+        # The graph's own type names AgentState and its input and output schemas.
+        defaults = discovery.graph_type_schemas(ctx.default_return_type)
+        states: list[TypeInfo] = [base] if base is not None else []
+        channel_classes = [*states, *defaults]
+        nodes: list[sites.Node] = []
+        for middleware in agents.middleware_of(bound.get("middleware"), ctx.api):
+            schema = agents.declared_state_schema(middleware)
+            if schema is not None:
+                states.append(schema)
+            else:
+                schema = agents.generic_state(middleware)
+            if schema is not None:
+                channel_classes.append(schema)
+            nodes.extend(agents.hook_nodes(middleware))
+        classes = tuple(dict.fromkeys(channel_classes))
+        self._check_state(ctx, dict.fromkeys(states), allowlist_from=classes)
+        if nodes:
+            channels = self._graph_channels(classes)
+            self._record_reads(ctx.api, Findings(touched=_class_names(classes)))
+            self._check_node_returns(ctx.api, ctx.context, nodes, channels, self._allowlist(classes))
+        return ctx.default_return_type
+
+    def create_react_agent(self, ctx: FunctionContext) -> Type:
+        given = discovery.bound_arguments(ctx).get("state_schema")
+        schema = discovery.schema_class(*given) if given is not None else None
+        if schema is not None:
+            self._check_state(ctx, [schema], allowlist_from=[schema])
+        return ctx.default_return_type
+
+    def middleware_decorator(self, ctx: FunctionContext) -> Type:
+        """``@before_model(state_schema=S)`` & co.: ``S`` is state; the decorated hook runs as a
+        node, its return type is checked on its ``def`` line (its keys are not: the agent, and so
+        its channels, is not known here)."""
+        schema = self._middleware_state_schema(ctx)
+        function = self._decorated(ctx)
+        if function is not None and isinstance(function.type, CallableType):
+            assert isinstance(ctx.api, TypeChecker)
+            node = sites.Node(function.name, function.type)
+            allowed = self._allowlist([schema] if schema is not None else [])
+            self._check_node_returns(ctx.api, function, [node], None, allowed)
+        return ctx.default_return_type
+
+    def wrap_middleware_decorator(self, ctx: FunctionContext) -> Type:
+        """``@wrap_model_call(state_schema=S)`` / ``@wrap_tool_call``: the hook wraps a call and
+        writes no state, but ``S`` joins the agent's state."""
+        self._middleware_state_schema(ctx)
+        return ctx.default_return_type
+
+    def _middleware_state_schema(self, ctx: FunctionContext) -> TypeInfo | None:
+        given = discovery.bound_arguments(ctx).get("state_schema")
+        schema = discovery.schema_class(*given) if given is not None else None
+        if schema is not None:
+            self._check_state(ctx, [schema], allowlist_from=[schema])
+        return schema
 
     def function_write_site(self, ctx: FunctionContext) -> Type:
         assert isinstance(ctx.api, TypeChecker) and isinstance(ctx.context, CallExpr)
@@ -142,12 +274,74 @@ class Checks:
 
     # Checks --------------------------------------------------------------------------------------
 
+    def _decorated(self, ctx: FunctionContext | MethodContext) -> FuncDef | None:
+        """The function a decorator is applied to. ``@task`` is applied by a call whose context is
+        the decorated definition; ``@task(name=...)`` is a call in its decorator list."""
+        context = ctx.context
+        if isinstance(context, Decorator):
+            return context.func
+        if not isinstance(context, CallExpr):
+            return None
+        assert isinstance(ctx.api, TypeChecker)
+        tree = ctx.api.tree
+        known = self._decorated_by_module.get(tree.fullname)
+        if known is None or known[0] is not tree:
+            known = self._decorated_by_module[tree.fullname] = (
+                tree,
+                functional.decorated_functions(tree),
+            )
+        return known[1].get(context)
+
+    def _check_function_values(
+        self,
+        ctx: FunctionContext | MethodContext,
+        function: FuncDef,
+        values: list[tuple[str, Type]],
+        allowed: frozenset[str] | None,
+    ) -> None:
+        """Values a functional-API function checkpoints, reported on its ``def`` line."""
+        assert isinstance(ctx.api, TypeChecker)
+        for path, typ in values:
+            findings = self.walker.check_value(typ, path, channel=True)
+            self._emit(ctx.api, findings, function, at_fields=False, allowed=allowed)
+
+    def _allowlist_of_types(self, types: list[Type]) -> frozenset[str] | None:
+        if not self._strict:
+            return None
+        return derive_allowlist(types) if self.config.derive_allowlist else frozenset()
+
     def _graph_schemas(self, graph: Type) -> tuple[TypeInfo, ...]:
         """The schema classes of a ``StateGraph[...]`` type (memoized: a graph has several nodes)."""
         schemas = self._graphs.get(graph)
         if schemas is None:
             schemas = self._graphs[graph] = tuple(discovery.graph_type_schemas(graph))
         return schemas
+
+    def _builder_classes(
+        self,
+        ctx: MethodContext,
+        scope: builders.Scope,
+        graph: tuple[TypeInfo, ...],
+        *added: TypeInfo | None,
+    ) -> tuple[TypeInfo, ...]:
+        """Every class the graph built by this call's builder declares, so far as this scope shows:
+        the graph type's schemas (state first), then the classes of every node and path added to
+        the same builder variable in the same scope, and the ones this call adds."""
+        assert isinstance(ctx.api, TypeChecker) and isinstance(ctx.context, CallExpr)
+        callee = ctx.context.callee
+        receiver = builders.receiver_name(callee.expr) if isinstance(callee, MemberExpr) else None
+        scanned: list[TypeInfo] = []
+        if receiver is not None:
+            key = (ctx.api.tree.fullname, scope.fullname, scope.line)
+            by_builder = self._scopes.get(key)
+            if by_builder is None:
+                by_builder = self._scopes[key] = builders.scope_classes(scope)
+            scanned = by_builder.get(receiver, [])
+        found = dict.fromkeys(graph)
+        for info in (*added, *scanned):
+            if info is not None:
+                found[info] = None
+        return tuple(found)
 
     def _graph_channels(self, schemas: tuple[TypeInfo, ...]) -> tuple[frozenset[str], str] | None:
         """The channel names of a graph and its state schema's name (memoized like its schemas)."""
@@ -190,18 +384,41 @@ class Checks:
             self._emit(api, self.walker.check_state_class(info), context, allowed=allowed)
 
     def _check_nodes(
-        self, ctx: MethodContext, schemas: tuple[TypeInfo, ...], nodes: list[sites.Node]
+        self,
+        ctx: MethodContext,
+        graph: tuple[TypeInfo, ...],
+        classes: tuple[TypeInfo, ...],
+        nodes: list[sites.Node],
     ) -> None:
+        """Node returns: their values, and their keys against the channels of ``classes`` (only
+        when the graph type names its state schema: that names the graph in the message)."""
         if not nodes:
             return
         api = ctx.api
         assert isinstance(api, TypeChecker)
-        channels = self._graph_channels(schemas)
-        allowed = self._allowlist(schemas)
+        channels = self._graph_channels(classes) if graph else None
+        if classes != graph:
+            # The channels came from classes no walk reads: an edit to one must recheck this call.
+            self._record_reads(api, Findings(touched=_class_names(classes)))
+        record = functools.partial(recorder.node, ctx, graph) if recorder is not None else None
+        self._check_node_returns(
+            api, ctx.context, nodes, channels, self._allowlist(classes), record
+        )
+
+    def _check_node_returns(
+        self,
+        api: TypeChecker,
+        context: Context,
+        nodes: list[sites.Node],
+        channels: tuple[frozenset[str], str] | None,
+        allowed: frozenset[str] | None,
+        record: Callable[[sites.Node, Type | None], None] | None = None,
+    ) -> None:
+        """``record`` tells ``lgstate report`` what each node is (checked, unchecked, opaque)."""
         for node in nodes:
-            ret = sites.node_return_type(node.type, api)
-            if recorder is not None:
-                recorder.node(ctx, schemas, node, ret)
+            ret = sites.node_return_type(node.type)
+            if record is not None:
+                record(node, ret)
             if ret is None:
                 continue
             shape = sites.update_shape(ret, node.name)
@@ -209,7 +426,7 @@ class Checks:
                 proper = get_proper_type(ret)
                 unannotated = isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated
                 shown = None if unannotated else self.walker.type_name(ret)
-                fail(api, codes.untyped_node_message(node.name, shown), ctx.context, codes.UNTYPED_NODE)
+                fail(api, codes.untyped_node_message(node.name, shown), context, codes.UNTYPED_NODE)
             unknown = []
             if channels is not None:
                 names, state = channels
@@ -219,14 +436,14 @@ class Checks:
                         fail(
                             api,
                             codes.unknown_key_message(node.name, key, update_name, state),
-                            ctx.context,
+                            context,
                             codes.UNKNOWN_KEY,
                         )
             for path, typ in shape.checked:
                 findings = self.walker.check_value(typ, path, channel=True)
                 if unknown:  # LangGraph drops those keys: what they hold never reaches a checkpoint
                     findings = sites.outside(findings, unknown)
-                self._emit(api, findings, ctx.context, at_fields=False, allowed=allowed)
+                self._emit(api, findings, context, at_fields=False, allowed=allowed)
 
     def _check_values(
         self,
@@ -338,6 +555,25 @@ class Checks:
                 )
             for trigger in triggers:
                 deps.setdefault(trigger, set()).add(target)
+
+
+def _scope(api: TypeChecker) -> builders.Scope:
+    """The function being checked, or the module at its top level."""
+    function = api.scope.current_function()
+    return function if function is not None else api.tree
+
+
+def _first_parameter_class(node: sites.Node, scope: builders.Scope) -> TypeInfo | None:
+    """The class LangGraph infers as a node's (or path function's) input schema: its declared
+    first parameter. A lambda has no annotations at run time, whatever mypy infers for it."""
+    if node.expr is None or isinstance(node.expr, LambdaExpr):
+        return None
+    declared = builders.declared_callable(node.expr, scope)
+    return discovery.first_parameter_schema(declared if declared is not None else node.type)
+
+
+def _class_names(classes: Iterable[TypeInfo]) -> frozenset[tuple[str, str]]:
+    return frozenset((info.module_name, info.fullname) for info in classes)
 
 
 def _checker_of(file: MypyFile, modules: object) -> TypeChecker | None:

@@ -234,7 +234,7 @@ def _node_status(
 
 def _opaque_reason(node_type: Type, api: TypeChecker) -> str:
     proper = get_proper_type(node_type)
-    if isinstance(proper, Instance) and proper.type.has_base(sites.RUNNABLE):
+    if isinstance(proper, Instance) and proper.type.has_base(discovery.RUNNABLE):
         name = proper.type.fullname
         if name.startswith("langgraph.prebuilt."):
             return f"a prebuilt node ({proper.type.name})"

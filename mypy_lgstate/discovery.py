@@ -1,7 +1,10 @@
-"""Where graph state is declared: the schema arguments of ``StateGraph(...)`` and ``add_node(...)``.
+"""Where graph state is declared: the schema arguments of ``StateGraph(...)`` and ``add_node(...)``,
+the type of a graph (``StateGraph`` subclasses and factories), and the first-parameter class of a node
+or path callable.
 
-Only the call being checked is read (its argument expressions and their types), never other calls or
-function bodies: SPEC section 3 and MYPY_NOTES.md explain why.
+Only the call being checked is read (its argument expressions and their types) and the declared
+signatures they name, never function bodies; ``builders`` reads the other builder calls of the same
+scope from the syntax tree. docs/discovery.md explains why.
 """
 
 from __future__ import annotations
@@ -9,8 +12,10 @@ from __future__ import annotations
 from typing import Final
 
 from mypy.checker import TypeChecker
-from mypy.nodes import ARG_NAMED, CallExpr, Expression, RefExpr, TypeInfo
+from mypy.maptype import map_instance_to_supertype
+from mypy.nodes import ARG_NAMED, ARG_OPT, ARG_POS, CallExpr, Expression, RefExpr, TypeInfo
 from mypy.plugin import FunctionContext, MethodContext
+from mypy.subtypes import find_member
 from mypy.typevars import fill_typevars_with_any
 from mypy.types import (
     AnyType,
@@ -24,6 +29,11 @@ from mypy.types import (
 )
 
 from mypy_lgstate import rules
+
+STATE_GRAPH: Final = "langgraph.graph.state.StateGraph"
+RUNNABLE: Final = "langchain_core.runnables.base.Runnable"
+# The type of an argument read from the syntax tree alone: its expression names the class.
+NO_TYPE: Final = AnyType(TypeOfAny.special_form)
 
 # ``StateGraph(...)`` arguments whose class is checkpointed (``input`` / ``output`` are deprecated
 # spellings), and those that are run-scoped: never checkpointed, but walked for the strict allowlist.
@@ -86,9 +96,16 @@ def node_input_schema(bound: BoundArguments) -> TypeInfo | None:
 
 
 def graph_type_schemas(graph: Type) -> list[TypeInfo]:
-    """The state, input and output schema classes named by a ``StateGraph[S, C, I, O]`` type."""
+    """The state, input and output schema classes named by a ``StateGraph[S, C, I, O]`` type (or a
+    compiled graph's), also through a subclass (``TracedGraph[S]``)."""
     proper = get_proper_type(graph)
-    if not isinstance(proper, Instance) or len(proper.args) != 4:
+    if not isinstance(proper, Instance):
+        return []
+    if proper.type.fullname != STATE_GRAPH:
+        base = state_graph_base(proper.type)
+        if base is not None:
+            proper = map_instance_to_supertype(proper, base)
+    if len(proper.args) != 4:
         return []
     found: list[TypeInfo] = []
     for index in (0, 2, 3):
@@ -102,6 +119,49 @@ def graph_type_schemas(graph: Type) -> list[TypeInfo]:
         if is_schema(info) and info not in found:
             found.append(info)
     return found
+
+
+def state_graph_base(info: TypeInfo) -> TypeInfo | None:
+    """``StateGraph`` itself when ``info`` is a subclass of it."""
+    for base in info.mro[1:]:
+        if base.fullname == STATE_GRAPH:
+            return base
+    return None
+
+
+def first_parameter_schema(callable_type: Type) -> TypeInfo | None:
+    """The class annotating the first parameter of a node or path callable, which LangGraph adds to
+    the graph's channels (``state_graph.py``: ``get_type_hints`` of the function, the bound method,
+    or the instance's ``__call__``). Runnables are left alone, as LangGraph does."""
+    proper = get_proper_type(callable_type)
+    if isinstance(proper, Instance):
+        if proper.type.has_base(RUNNABLE):
+            return None
+        call = find_member("__call__", proper, proper)
+        signature = get_proper_type(call) if call is not None else None
+    else:
+        signature = proper
+    if not isinstance(signature, CallableType) or signature.is_type_obj():
+        return None
+    for kind, arg_type in zip(signature.arg_kinds, signature.arg_types):
+        if kind not in (ARG_POS, ARG_OPT):
+            return None
+        return type_schema(arg_type)
+    return None
+
+
+def type_schema(typ: Type) -> TypeInfo | None:
+    """The schema class of a value type: a TypedDict, model or dataclass. A parametrized generic
+    TypedDict or dataclass (``Box[int]``) is a typing alias at run time, not a class: ``None``."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, TypedDictType):
+        info = proper.fallback.type
+        return None if info.type_vars else info
+    if isinstance(proper, Instance) and is_schema(proper.type):
+        if proper.type.type_vars and "dataclass" in proper.type.metadata:
+            return None
+        return proper.type
+    return None
 
 
 # A call's actual arguments by the parameter they bind to (the first one, for ``*args``).

@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from mypy.nodes import MypyFile, SymbolNode, TypeInfo
+from mypy.nodes import Decorator, FuncDef, MypyFile, OverloadedFuncDef, SymbolNode, TypeInfo
 from mypy.options import Options
 from mypy.plugin import (
     ClassDefContext,
@@ -24,7 +24,7 @@ from mypy.plugin import (
     Plugin,
     ReportConfigContext,
 )
-from mypy.types import Type
+from mypy.types import CallableType, Instance, Overloaded, Type, get_proper_type
 
 import mypy_lgstate
 from mypy_lgstate import errorcodes  # noqa: F401  (registers the error codes with mypy)
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 # changes; __init__ refines it (see ``_version``).
 __version__ = mypy_lgstate.__version__
 
+STATE_GRAPH: Final = "langgraph.graph.state.StateGraph"
+
 # Callee fullnames -> the name of the ``Checks`` method that handles them.
 FUNCTION_HOOKS: Final = {
     "langgraph.graph.state.StateGraph": "state_graph",
@@ -44,11 +46,25 @@ FUNCTION_HOOKS: Final = {
     "langgraph.types.Command": "function_write_site",
     "langgraph.types.Send": "function_write_site",
     "langgraph.types.interrupt": "function_write_site",
+    "langgraph.func.task": "task",
+    "langchain.agents.factory.create_agent": "create_agent",
+    "langgraph.prebuilt.chat_agent_executor.create_react_agent": "create_react_agent",
+    **{
+        f"langchain.agents.middleware.types.{decorator}": "middleware_decorator"
+        for decorator in ("before_model", "after_model", "before_agent", "after_agent")
+    },
+    **{
+        f"langchain.agents.middleware.types.{decorator}": "wrap_middleware_decorator"
+        for decorator in ("wrap_model_call", "wrap_tool_call")
+    },
 }
 # mypy names a method after the class of the receiver: a compiled StateGraph, or a plain Pregel.
 METHOD_HOOKS: Final = {
     "langgraph.graph.state.StateGraph.add_node": "add_node",
     "langgraph.graph.state.StateGraph.add_sequence": "add_sequence",
+    "langgraph.graph.state.StateGraph.add_conditional_edges": "add_conditional_edges",
+    # ``@entrypoint(...)`` applied to the function: the call of the decorator instance.
+    "langgraph.func.entrypoint.__call__": "entrypoint",
     **{
         f"{owner}.{method}": "graph_input"
         for owner in ("langgraph.graph.state.CompiledStateGraph", "langgraph.pregel.main.Pregel")
@@ -56,6 +72,12 @@ METHOD_HOOKS: Final = {
             "invoke", "ainvoke", "stream", "astream", "batch", "abatch", "update_state", "aupdate_state"
         )
     },
+}
+# mypy names a method after the receiver's class, so a method of a ``StateGraph`` subclass
+# (``TracedGraph.add_node``) is recognised by its name, then its class (see ``get_method_hook``).
+BUILDER_METHODS: Final = {
+    name: METHOD_HOOKS[f"{STATE_GRAPH}.{name}"]
+    for name in ("add_node", "add_sequence", "add_conditional_edges")
 }
 
 _PYDANTIC_MODELS: Final = frozenset({"pydantic.main.BaseModel", "pydantic.v1.main.BaseModel"})
@@ -98,20 +120,22 @@ class LGStatePlugin(Plugin):
         self._method_hooks: dict[str, Callable[[MethodContext], Type]] = {
             fullname: self._dispatch(method) for fullname, method in METHOD_HOOKS.items()
         }
+        # What other callees turned out to be (a graph subclass or factory, or nothing), once
+        # looked up: every later call of the same callee is one dict lookup again.
+        self._resolved_functions: dict[str, Callable[[FunctionContext], Type] | None] = {}
+        self._resolved_methods: dict[str, Callable[[MethodContext], Type] | None] = {}
 
     @property
     def checks(self) -> Checks:
         if self._checks is None:
             from mypy_lgstate.checks import Checks
 
-            self._checks = Checks(self.config, self.options, self._lookup_class)
+            self._checks = Checks(self.config, self.options, self._lookup)
         return self._checks
 
-    def _lookup_class(self, fullname: str) -> SymbolNode | None:
-        sym = self.lookup_fully_qualified(fullname)
-        return sym.node if sym is not None else None
-
     def forget(self) -> None:
+        self._resolved_functions.clear()
+        self._resolved_methods.clear()
         if self._checks is not None:
             self._checks.forget()
 
@@ -125,16 +149,61 @@ class LGStatePlugin(Plugin):
     # mypy's hooks --------------------------------------------------------------------------------
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        return self._function_hooks.get(fullname)
+        hook = self._function_hooks.get(fullname)
+        if hook is not None:
+            return hook
+        try:
+            return self._resolved_functions[fullname]
+        except KeyError:
+            hook = self._resolved_functions[fullname] = (
+                self._dispatch("declared_graph") if self._declares_graph(fullname) else None
+            )
+            return hook
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        return self._method_hooks.get(fullname)
+        hook = self._method_hooks.get(fullname)
+        if hook is not None:
+            return hook
+        try:
+            return self._resolved_methods[fullname]
+        except KeyError:
+            owner, _, name = fullname.rpartition(".")
+            method = BUILDER_METHODS.get(name)
+            hook = self._resolved_methods[fullname] = (
+                self._dispatch(method)
+                if method is not None and _is_state_graph(self._lookup(owner))
+                else None
+            )
+            return hook
+
+    def _lookup(self, fullname: str) -> SymbolNode | None:
+        if self._modules is None:
+            return None
+        sym = self.lookup_fully_qualified(fullname)
+        return sym.node if sym is not None else None
+
+    def _declares_graph(self, fullname: str) -> bool:
+        """Whether a call of ``fullname`` makes a graph whose type names its schemas: a subclass
+        of ``StateGraph``, or a function declared to return one (a project's factory)."""
+        node = self._lookup(fullname)
+        if isinstance(node, Decorator):
+            node = node.func
+        if isinstance(node, (FuncDef, OverloadedFuncDef)):
+            signature = get_proper_type(node.type)
+            if isinstance(signature, Overloaded):
+                signature = signature.items[0]
+            if not isinstance(signature, CallableType):
+                return False
+            returned = get_proper_type(signature.ret_type)
+            return isinstance(returned, Instance) and (
+                returned.type.fullname == STATE_GRAPH or _is_state_graph(returned.type)
+            )
+        return _is_state_graph(node)
 
     def get_customize_class_mro_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
         # The one hook that sees a class body in every mode, while mypy analyses it: pydantic
         # models only, so that no other plugin's hook for other classes is shadowed.
-        sym = self.lookup_fully_qualified(fullname)
-        info = sym.node if sym is not None else None
+        info = self._lookup(fullname)
         if isinstance(info, TypeInfo) and any(base.fullname in _PYDANTIC_MODELS for base in info.mro):
             from mypy_lgstate.model_facts import record
 
@@ -159,6 +228,11 @@ class LGStatePlugin(Plugin):
 
 
 _LIVE_PLUGINS: weakref.WeakSet[LGStatePlugin] = weakref.WeakSet()
+
+
+def _is_state_graph(node: SymbolNode | None) -> bool:
+    """A subclass of ``StateGraph`` (``StateGraph`` itself has its own hooks)."""
+    return isinstance(node, TypeInfo) and node.fullname != STATE_GRAPH and node.has_base(STATE_GRAPH)
 
 
 def _version(config: LGStateConfig, *, daemon: bool) -> str:

@@ -55,10 +55,9 @@ from mypy.types import (
     get_proper_type,
 )
 
-from mypy_lgstate import discovery
+from mypy_lgstate import builders, discovery
 from mypy_lgstate.walker import Findings, model_fields
 
-RUNNABLE: Final = "langchain_core.runnables.base.Runnable"
 COMMAND: Final = "langgraph.types.Command"
 OVERWRITE: Final = "langgraph.types.Overwrite"
 BASE_MESSAGE: Final = "langchain_core.messages.base.BaseMessage"
@@ -69,10 +68,11 @@ _AWAITABLES: Final = {"typing.Coroutine": 2, "typing.Awaitable": 0}
 
 
 class Node(NamedTuple):
-    """A callable registered as a node: its name and its type."""
+    """A callable registered as a node: its name, its type, and the expression that names it."""
 
     name: str
     type: Type
+    expr: Expression | None = None
 
 
 def nodes_of_add_node(bound: discovery.BoundArguments) -> list[Node]:
@@ -83,26 +83,30 @@ def nodes_of_add_node(bound: discovery.BoundArguments) -> list[Node]:
         return []
     if action_arg is not None:
         label = node_arg[0].value if isinstance(node_arg[0], StrExpr) else _expr_name(action_arg[0])
-        return [Node(label, action_arg[1])]
-    return [Node(_expr_name(node_arg[0]), node_arg[1])]
+        return [Node(label, action_arg[1], action_arg[0])]
+    return [Node(_expr_name(node_arg[0]), node_arg[1], node_arg[0])]
 
 
-def nodes_of_add_sequence(ctx: MethodContext) -> list[Node]:
-    """``add_sequence([fn, ("name", fn), ...])``: read from the display, item by item."""
+def nodes_of_add_sequence(
+    ctx: MethodContext, scope: builders.Scope
+) -> list[Node]:
+    """``add_sequence([fn, ("name", fn), ...])``, item by item: a display in the call (each item by
+    its type), or a variable assigned a display in the same scope (each item by its declaration:
+    the types of another statement's expressions may not exist yet)."""
     assert isinstance(ctx.api, TypeChecker)
+    nodes_arg = discovery.bound_arguments(ctx).get("nodes")
+    if nodes_arg is None:
+        return []
+    in_call = isinstance(nodes_arg[0], (ListExpr, TupleExpr))
     found: list[Node] = []
-    for _, expr, _ in discovery.arguments(ctx):
-        if not isinstance(expr, (ListExpr, TupleExpr)):
-            continue
-        for item in expr.items:
-            if isinstance(item, TupleExpr) and len(item.items) == 2:
-                label_expr, fn = item.items
-                label = label_expr.value if isinstance(label_expr, StrExpr) else _expr_name(fn)
-            else:
-                label, fn = _expr_name(item), item
+    for label_expr, fn in builders.sequence_items(nodes_arg[0], scope):
+        label = label_expr.value if isinstance(label_expr, StrExpr) else _expr_name(fn)
+        if in_call:
             fn_type = ctx.api.lookup_type_or_none(fn)
-            if fn_type is not None:
-                found.append(Node(label, fn_type))
+        else:
+            fn_type = builders.declared_callable(fn, scope)
+        if fn_type is not None:
+            found.append(Node(label, fn_type, fn))
     return found
 
 
@@ -110,14 +114,14 @@ def _expr_name(expr: Expression) -> str:
     return expr.name if isinstance(expr, (NameExpr, MemberExpr)) else "<node>"
 
 
-def node_return_type(node_type: Type, api: TypeChecker) -> Type | None:
+def node_return_type(node_type: Type) -> Type | None:
     """The declared return type of a node callable (coroutines unwrapped); ``None`` when the node is
     a Runnable, a prebuilt node or a compiled subgraph, or its type is unknown."""
     proper = get_proper_type(node_type)
     if isinstance(proper, Overloaded):
         proper = proper.items[0]
     if isinstance(proper, Instance):
-        if proper.type.has_base(RUNNABLE):
+        if proper.type.has_base(discovery.RUNNABLE):
             return None
         if proper.type.fullname == "functools.partial" and proper.args:
             return _unwrap_awaitable(proper.args[0])

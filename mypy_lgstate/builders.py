@@ -1,0 +1,222 @@
+"""The classes a graph builder collects from its nodes and path functions (SPEC section 3, items 2).
+
+LangGraph adds the keys of a node's first-parameter class (and of an ``add_conditional_edges`` path
+function's) to the graph's channels. A node that writes such a key writes a real channel, even when
+another node or path function declared it. So the channels known at an ``add_node`` call are the
+classes of every node and path added to the same builder variable (``builder``, ``self.graph``) in
+the same scope: the function the call is in, or the module's top level.
+
+The scope is read from the module's own syntax tree, which mypy keeps while it checks the module,
+and each callable is resolved from its declaration (a function's signature, a callable class's
+``__call__``), never from inferred types of other expressions: those may not exist yet (mypy checks
+top-level statements before function bodies) and differ between cold, warm and daemon runs. See
+docs/discovery.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Final
+
+from mypy.nodes import (
+    AssignmentStmt,
+    Block,
+    CallExpr,
+    Decorator,
+    Expression,
+    ExpressionStmt,
+    ForStmt,
+    FuncDef,
+    FuncItem,
+    IfStmt,
+    ListExpr,
+    MemberExpr,
+    MypyFile,
+    NameExpr,
+    OverloadedFuncDef,
+    RefExpr,
+    Statement,
+    StrExpr,
+    SymbolNode,
+    TryStmt,
+    TupleExpr,
+    TypeInfo,
+    Var,
+    WhileStmt,
+    WithStmt,
+)
+from mypy.typeops import bind_self
+from mypy.types import FunctionLike, Instance, Type, get_proper_type
+from mypy.typevars import fill_typevars
+
+from mypy_lgstate import discovery
+
+# Builder methods that add a class to the graph's channels.
+ADDING_METHODS: Final = frozenset({"add_node", "add_conditional_edges", "add_sequence"})
+
+Scope = FuncItem | MypyFile
+
+
+def receiver_name(expr: Expression) -> str | None:
+    """The builder a method is called on: ``builder`` in ``builder.add_node(...).add_edge(...)``,
+    ``self.graph`` in ``self.graph.add_node(...)``; ``None`` for anything else."""
+    while isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
+        expr = expr.callee.expr  # a chained call on the builder returns the builder
+    if isinstance(expr, NameExpr):
+        return expr.name
+    if isinstance(expr, MemberExpr):
+        owner = receiver_name(expr.expr)
+        return f"{owner}.{expr.name}" if owner is not None else None
+    return None
+
+
+def scope_classes(scope: Scope) -> dict[str, list[TypeInfo]]:
+    """For each builder in ``scope``, the classes its ``add_node`` / ``add_conditional_edges`` /
+    ``add_sequence`` calls add to the graph (input schemas, first-parameter classes)."""
+    body = scope.defs if isinstance(scope, MypyFile) else scope.body.body
+    found: dict[str, list[TypeInfo]] = {}
+    for call, method in _builder_calls(body):
+        assert isinstance(call.callee, MemberExpr)
+        name = receiver_name(call.callee.expr)
+        if name is None:
+            continue
+        classes = found.setdefault(name, [])
+        for info in _classes_added(call, method, scope):
+            if info not in classes:
+                classes.append(info)
+    return found
+
+
+def _builder_calls(body: list[Statement]) -> Iterator[tuple[CallExpr, str]]:
+    """The calls of the builder methods in these statements, nested blocks included, but not in
+    nested functions or classes (scopes of their own)."""
+    for stmt in body:
+        if isinstance(stmt, ExpressionStmt):
+            yield from _chain(stmt.expr)
+        elif isinstance(stmt, AssignmentStmt):
+            yield from _chain(stmt.rvalue)
+        elif isinstance(stmt, IfStmt):
+            for block in (*stmt.body, stmt.else_body):
+                yield from _block_calls(block)
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            yield from _block_calls(stmt.body)
+            yield from _block_calls(stmt.else_body)
+        elif isinstance(stmt, WithStmt):
+            yield from _block_calls(stmt.body)
+        elif isinstance(stmt, TryStmt):
+            for block in (stmt.body, *stmt.handlers, stmt.else_body, stmt.finally_body):
+                yield from _block_calls(block)
+
+
+def _block_calls(block: Block | None) -> Iterator[tuple[CallExpr, str]]:
+    if block is not None:
+        yield from _builder_calls(block.body)
+
+
+def _chain(expr: Expression) -> Iterator[tuple[CallExpr, str]]:
+    while isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
+        if expr.callee.name in ADDING_METHODS:
+            yield expr, expr.callee.name
+        expr = expr.callee.expr
+
+
+def _classes_added(call: CallExpr, method: str, scope: Scope) -> Iterator[TypeInfo]:
+    positional = [arg for arg, name in zip(call.args, call.arg_names) if name is None]
+    keywords = {name: arg for arg, name in zip(call.args, call.arg_names) if name is not None}
+    if method == "add_node":
+        schema = keywords.get("input_schema")
+        if schema is not None:
+            info = discovery.schema_class(schema, discovery.NO_TYPE)
+            if info is not None:
+                yield info
+            return
+        action = keywords.get("action") or (positional[1] if len(positional) > 1 else None)
+        node = keywords.get("node") or (positional[0] if positional else None)
+        if action is None and node is not None and not isinstance(node, StrExpr):
+            action = node
+        callables = [action] if action is not None else []
+    elif method == "add_conditional_edges":
+        path = keywords.get("path") or (positional[1] if len(positional) > 1 else None)
+        callables = [path] if path is not None else []
+    else:
+        nodes = keywords.get("nodes") or (positional[0] if positional else None)
+        callables = [fn for _, fn in sequence_items(nodes, scope)] if nodes is not None else []
+    for expr in callables:
+        typ = declared_callable(expr, scope)
+        info = discovery.first_parameter_schema(typ) if typ is not None else None
+        if info is not None:
+            yield info
+
+
+def sequence_items(
+    nodes: Expression, scope: Scope
+) -> list[tuple[Expression | None, Expression]]:
+    """The ``(name, callable)`` items of an ``add_sequence`` argument: a list or tuple display, or a
+    variable assigned one in the same scope (name ``None`` when the item is the callable alone)."""
+    if isinstance(nodes, NameExpr):
+        nodes = _assigned_display(nodes, scope) or nodes
+    if not isinstance(nodes, (ListExpr, TupleExpr)):
+        return []
+    items: list[tuple[Expression | None, Expression]] = []
+    for item in nodes.items:
+        if isinstance(item, TupleExpr) and len(item.items) == 2:
+            items.append((item.items[0], item.items[1]))
+        else:
+            items.append((None, item))
+    return items
+
+
+def _assigned_display(name: NameExpr, scope: Scope) -> ListExpr | TupleExpr | None:
+    """The last list or tuple display assigned to ``name`` in ``scope``'s own statements."""
+    body = scope.defs if isinstance(scope, MypyFile) else scope.body.body
+    found: ListExpr | TupleExpr | None = None
+    for stmt in body:
+        if (
+            isinstance(stmt, AssignmentStmt)
+            and isinstance(stmt.rvalue, (ListExpr, TupleExpr))
+            and any(isinstance(lv, NameExpr) and lv.name == name.name for lv in stmt.lvalues)
+        ):
+            found = stmt.rvalue
+    return found
+
+
+def declared_callable(expr: Expression, scope: Scope) -> Type | None:
+    """The declared type of a node or path callable, from its definition: a function (its
+    undecorated signature: LangGraph reads the annotations that ``functools.wraps`` copies), a
+    method through an instance (``self.route``, ``router.route``), an instance of a callable class
+    (``Router()``), or a variable with a type."""
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
+        cls = expr.callee.node
+        return fill_typevars(cls) if isinstance(cls, TypeInfo) else None
+    if not isinstance(expr, RefExpr):
+        return None
+    node = expr.node
+    through_instance = False
+    if node is None and isinstance(expr, MemberExpr):
+        node = _method_of_instance(expr, scope)
+        through_instance = True
+    if isinstance(node, Decorator):
+        node = node.func
+    if isinstance(node, (FuncDef, OverloadedFuncDef)):
+        if isinstance(node.type, FunctionLike) and through_instance and not node.is_static:
+            return bind_self(node.type, is_classmethod=node.is_class)
+        return node.type
+    if isinstance(node, Var):
+        return node.type
+    return None
+
+
+def _method_of_instance(expr: MemberExpr, scope: Scope) -> SymbolNode | None:
+    """The method ``expr`` names on an instance: ``self.route`` in a method, or ``router.route`` on
+    a variable whose type is a class."""
+    owner = expr.expr
+    if not (isinstance(owner, NameExpr) and isinstance(owner.node, Var)):
+        return None
+    info: TypeInfo | None = None
+    if owner.node.is_self and isinstance(scope, FuncDef):
+        info = scope.info or None
+    else:
+        typ = get_proper_type(owner.node.type)
+        info = typ.type if isinstance(typ, Instance) else None
+    sym = info.get(expr.name) if info is not None else None
+    return sym.node if sym is not None else None
