@@ -17,7 +17,7 @@ from typing import Any, Final, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.lookup import lookup_fully_qualified
-from mypy.nodes import AssignmentStmt, Context, NameExpr, TypeInfo, Var
+from mypy.nodes import AssignmentStmt, Context, NameExpr, TypeAlias, TypeInfo, Var
 from mypy.types import (
     AnyType,
     Instance,
@@ -346,8 +346,9 @@ def check_root(
     naming the class and its file."""
 
     def importable(fullname: str) -> bool:
+        # ``Job = Task`` keeps the old name importable: the loader gets the new class from it.
         sym = lookup_fully_qualified(fullname, api.modules)
-        return sym is not None and isinstance(sym.node, TypeInfo)
+        return sym is not None and isinstance(sym.node, (TypeInfo, TypeAlias))
 
     changes = compare(locked, snapshot(root), json_profile=json_profile, importable=importable)
     for change in changes:

@@ -142,7 +142,7 @@ def _root_narrowed(name: str, kind: str, old: str, new: str) -> tuple[str, str]:
         return _narrowed(name, kind, old, new)
     return (
         f'is "{new}", but it was "{old}" in the lock file: resuming a thread whose checkpoint holds'
-        f" an old value that is not a \"{new}\" raises ValidationError when LangGraph builds {name}"
+        f" an old value that does not fit \"{new}\" raises ValidationError when LangGraph builds {name}"
         " for the next node",
         'convert old values in a field_validator(mode="before"), or widen the type',
     )
@@ -206,14 +206,14 @@ def _narrowed(name: str, kind: str, old: str, new: str) -> tuple[str, str]:
     intro = f'is "{new}", but it was "{old}" in the lock file'
     if kind == "pydantic model":
         what = (
-            f"{intro}: an old value that is not a \"{new}\" makes the loader fall back to"
+            f"{intro}: an old value that does not fit \"{new}\" makes the loader fall back to"
             f" {name}.model_construct(), which keeps it unvalidated"
         )
         fix = 'convert old values in a model_validator(mode="before"), or widen the type'
     else:
         what = (
             f"{intro}: old values are loaded as they are, unvalidated, so the field can hold a"
-            f" value that is not a \"{new}\""
+            f" value that does not fit \"{new}\""
         )
         fix = "widen the type to accept old values, and convert them where the state is read"
     return what, fix
