@@ -132,7 +132,7 @@ def lock(args: argparse.Namespace) -> int:
     shown = os.path.relpath(path)
     text = lockfile.render(roots)
     classes = sum(len(classes) for classes in roots.values())
-    summary = f"{len(roots)} graph-state roots, {classes} checkpointed classes"
+    summary = f"{_count(len(roots), 'graph-state root')}, {_count(classes, 'checkpointed class')}"
     if args.check:
         try:
             with open(path, encoding="utf-8") as f:
@@ -149,6 +149,11 @@ def lock(args: argparse.Namespace) -> int:
         f.write(text)
     print(f"wrote {shown} ({summary})")
     return 0
+
+
+def _count(number: int, noun: str) -> str:
+    plural = "es" if noun.endswith("s") else "s"
+    return f"{number} {noun}" + ("" if number == 1 else plural)
 
 
 # Running mypy -----------------------------------------------------------------------------------
