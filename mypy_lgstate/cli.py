@@ -236,9 +236,9 @@ class _CommandPlugin(Plugin):
 
     - The plugin's version: mypy records it only for plugins its configuration lists, and the
       command also runs the plugin when the configuration does not.
-    - For ``report`` and ``lock``, a stamp that differs on every run. They are built from the hooks that fire
-      while a module is checked, and a module loaded from the cache fires none: the stamp makes mypy
-      check exactly the user's modules again.
+    - For ``report`` and ``lock``, a stamp that differs on every run. Both are built from the hooks that
+      fire while a module is checked, and a module loaded from the cache fires none: the stamp
+      makes mypy check exactly the user's modules again.
     """
 
     def __init__(self, options: Options, *, recording: bool) -> None:
