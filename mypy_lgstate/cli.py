@@ -99,7 +99,7 @@ def check(args: argparse.Namespace) -> int:
 
 @subcommand(
     "report",
-    help="list each graph's schemas, channels, nodes (checked, unchecked or opaque) and write sites",
+    help="list each graph's schemas, channels, nodes (checked, unchecked, opaque), write sites",
     formats=tuple(coverage.FORMATS),
 )
 def report(args: argparse.Namespace) -> int:
@@ -210,7 +210,9 @@ def run_mypy(
     return Outcome(findings, len(sources), options.config_file)
 
 
-def _mypy_options(paths: Sequence[str], config_file: str | None) -> tuple[list[BuildSource], Options]:
+def _mypy_options(
+    paths: Sequence[str], config_file: str | None
+) -> tuple[list[BuildSource], Options]:
     """mypy's own reading of its command line and configuration, then what this command needs."""
     flags = ["--config-file", config_file] if config_file else []
     # mypy prints its own usage errors (a missing file or config file) with exit status 2.
@@ -236,8 +238,8 @@ class _CommandPlugin(Plugin):
 
     - The plugin's version: mypy records it only for plugins its configuration lists, and the
       command also runs the plugin when the configuration does not.
-    - For ``report`` and ``lock``, a stamp that differs on every run. Both are built from the hooks that
-      fire while a module is checked, and a module loaded from the cache fires none: the stamp
+    - For ``report`` and ``lock``, a stamp that differs on every run. Both are built from the hooks
+      that fire while a module is checked, and a module loaded from the cache fires none: the stamp
       makes mypy check exactly the user's modules again.
     """
 
@@ -257,7 +259,7 @@ def _installed(
     recorder: coverage.CoverageRecorder | None,
     lock_roots: lockfile.LockData | None,
 ) -> Iterator[None]:
-    """The profile override, the recorder and the lock's snapshots, for the duration of one build."""
+    """The profile override, the recorder and the lock's snapshots, for one build."""
     config.profile_override, checks.recorder, lockfile.collected = profile, recorder, lock_roots
     try:
         yield
@@ -315,7 +317,10 @@ def parser() -> argparse.ArgumentParser:
             "--config-file", help="the mypy configuration file (default: mypy's own discovery)"
         )
         if command.formats:
-            sub.add_argument("--format", choices=command.formats, default=command.formats[0])
+            sub.add_argument(
+                "--format", choices=command.formats, default=command.formats[0],
+                help=f"the output format (default: {command.formats[0]})",
+            )
         if command.arguments is not None:
             command.arguments(sub)
         sub.set_defaults(run=command.run)

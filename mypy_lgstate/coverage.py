@@ -121,7 +121,9 @@ class CoverageRecorder:
         graph = self.graphs[key]
         graph.nodes[(location, node.name)] = NodeCoverage(node.name, location, status, reason)
 
-    def write_site(self, ctx: FunctionContext | MethodContext, site: str, value: Expression) -> None:
+    def write_site(
+        self, ctx: FunctionContext | MethodContext, site: str, value: Expression
+    ) -> None:
         api = _checker(ctx)
         graph = None
         if isinstance(ctx, MethodContext):  # a compiled graph's input: the receiver names the graph
@@ -239,7 +241,8 @@ def _opaque_reason(node_type: Type, api: TypeChecker) -> str:
         if name.startswith(("langgraph.graph.state.Compiled", "langgraph.pregel.")):
             return "a compiled subgraph"
         return f'a Runnable ("{format_type_bare(node_type, api.options)}")'
-    return f'its type "{format_type_bare(node_type, api.options)}" is not a callable with a signature'
+    shown = format_type_bare(node_type, api.options)
+    return f'its type "{shown}" is not a callable with a signature'
 
 
 # Rendering --------------------------------------------------------------------------------------
@@ -316,7 +319,8 @@ def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
         lines += [
             f"| `{s.fullname}` | {', '.join(s.roles)} | {s.file or ''} |" for s in graph.schemas
         ]
-        lines += ["", f"Channels: {', '.join(f'`{c}`' for c in graph.channels) or '(none known)'}", ""]
+        channels = ", ".join(f"`{channel}`" for channel in graph.channels) or "(none known)"
+        lines += ["", f"Channels: {channels}", ""]
         if graph.nodes:
             lines += ["| node | status | where | why |", "|---|---|---|---|"]
             lines += [

@@ -114,8 +114,8 @@ def drift_message(
     """A change since the lock file: what old checkpoints do now, and how to upgrade them.
 
     ``path`` is where the change sits in the state, ``class_name`` the class's current short name.
-    A graph-state class itself (a path without a dot) is never stored whole: each field is a channel,
-    and LangGraph builds the model or dataclass from the channels for every node, with validation."""
+    A graph-state class itself (``State.field``: one dot) is never stored whole: each field is a
+    channel, and LangGraph builds the model or dataclass from the channels for every node."""
     located = f"{path} ({where})" if where else path
     # The lock file keeps full names; a message shows builtins as the user wrote them.
     old, new = old.replace("builtins.", ""), new.replace("builtins.", "")

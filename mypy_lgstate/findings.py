@@ -86,7 +86,10 @@ def as_sarif(findings: Sequence[Finding], checked: int) -> str:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": f.file.replace("\\", "/"), "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": {
+                            "uri": f.file.replace("\\", "/"),
+                            "uriBaseId": "%SRCROOT%",
+                        },
                         "region": {"startLine": f.line, "startColumn": f.column},
                     }
                 }
@@ -116,7 +119,10 @@ def _sarif_rule(code: str) -> dict[str, Any]:
         "name": code,
         "shortDescription": {"text": description},
         "helpUri": url,
-        "help": {"text": f"{description}. See {url}", "markdown": f"{description}. [{code}]({url})"},
+        "help": {
+            "text": f"{description}. See {url}",
+            "markdown": f"{description}. [{code}]({url})",
+        },
         "defaultConfiguration": {"level": "error"},
     }
 

@@ -412,13 +412,16 @@ def test_code_mypy_cannot_parse_is_one_line_and_exit_2(tmp_path: Path, cache_dir
     result = lgstate(project, cache_dir, "check")
     assert result.returncode == 2
     assert result.stdout == ""
-    assert [line for line in result.stderr.splitlines() if not line.startswith("lgstate: checking")] == [
-        "lgstate: mypy cannot analyse broken.py:2, so nothing was checked: Unexpected EOF while parsing"
+    errors = [line for line in result.stderr.splitlines() if not line.startswith("lgstate: checking")]
+    assert errors == [
+        "lgstate: mypy cannot analyse broken.py:2, so nothing was checked:"
+        " Unexpected EOF while parsing"
     ]
 
 
 def test_bad_option_is_one_line_and_exit_2(tmp_path: Path, cache_dir: Path) -> None:
-    project = project_with(tmp_path, app__py=APP, setup__cfg="[mypy]\n[mypy_lgstate]\nprofile = yaml\n")
+    config = "[mypy]\n[mypy_lgstate]\nprofile = yaml\n"
+    project = project_with(tmp_path, app__py=APP, setup__cfg=config)
     for command in ("check", "report"):
         result = lgstate(project, cache_dir, command)
         assert result.returncode == 2
@@ -436,7 +439,10 @@ def test_usage_errors_exit_2(tmp_path: Path, cache_dir: Path) -> None:
 
 
 def test_slow_run_says_what_it_does_on_stderr(
-    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    cache_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     project_with(tmp_path, app__py=APP)
     monkeypatch.chdir(tmp_path)
