@@ -232,6 +232,25 @@ def test_an_edited_lock_file_rechecks_in_a_warm_run(project: Project) -> None:
     assert 'State.profile (pkg.models.Profile in pkg/models.py) has lost field "email"' in lines[0]
 
 
+def test_classes_loaded_from_the_cache_give_the_same_snapshot(project: Project) -> None:
+    # A lock from before Profile.age was added (with a default: compatible). When only graph.py is
+    # checked again, the default (Var.has_explicit_value) and the enum values (each member's last
+    # known literal) come from mypy's cache: were either lost there, the warm run would report
+    # Profile.age as a new required field, or Color's members as removed.
+    lock = json.loads(project.lock.read_text())
+    del lock["roots"]["pkg.graph.State"]["State.profile"]["fields"]["age"]
+    project.write("lgstate.lock", json.dumps(lock, indent=2, sort_keys=True) + "\n")
+    assert project.mypy()[:2] == (0, [])
+    project.edit("pkg/graph.py", "builder = StateGraph(State)\n", "builder = StateGraph(State)  # ok\n")
+    code, lines, stderr = project.mypy()
+    assert (code, lines) == (0, []), stderr
+    # The check does run in that warm run: a required field in place of the default is reported.
+    project.edit("pkg/models.py", "    age: int | None = None\n", "    age: int | None\n")
+    code, lines, _ = project.mypy()
+    assert code == 1 and len(lines) == 1
+    assert "State.profile.age (pkg.models.Profile in pkg/models.py) is a new required field" in lines[0]
+
+
 def test_bad_lock_file_is_one_line(project: Project) -> None:
     project.write("lgstate.lock", "{not json")
     code, lines, stderr = project.mypy()
