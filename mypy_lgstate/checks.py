@@ -29,10 +29,12 @@ from mypy.plugin import FunctionContext, MethodContext
 from mypy.server.trigger import make_trigger, make_wildcard_trigger
 from mypy.types import AnyType, CallableType, Type, TypeOfAny, get_proper_type
 
-from mypy_lgstate import agents, builders, discovery, functional, sites
+from mypy_lgstate import agents, builders, discovery, drift, functional, sites
 from mypy_lgstate import errorcodes as codes
 from mypy_lgstate.allowlist import derive_allowlist
 from mypy_lgstate.config import LGStateConfig
+from mypy_lgstate import lockfile
+from mypy_lgstate.lockfile import NO_LOCK, Lock
 from mypy_lgstate.report import fail, report
 from mypy_lgstate.walker import Findings, Walker
 
@@ -65,9 +67,14 @@ class Checks:
     """Everything the hooks do, for one plugin object (one build, or one daemon session)."""
 
     def __init__(
-        self, config: LGStateConfig, options: Options, lookup: Callable[[str], SymbolNode | None]
+        self,
+        config: LGStateConfig,
+        options: Options,
+        lookup: Callable[[str], SymbolNode | None],
+        lock: Lock = NO_LOCK,
     ) -> None:
         self.config = config
+        self.lock = lock
         self.walker = Walker(config, options, lookup)
         self._strict = config.profile == "msgpack" and config.strict_msgpack
         # Modules whose classes a check in module M read, by M: returned to mypy as M's indirect
@@ -382,6 +389,18 @@ class Checks:
     ) -> None:
         for info in schemas:
             self._emit(api, self.walker.check_state_class(info), context, allowed=allowed)
+            self._check_drift(api, info, context)
+
+    def _check_drift(self, api: TypeChecker, info: TypeInfo, context: Context) -> None:
+        """Compare a graph-state root with the lock file (``lgstate lock``: record it instead)."""
+        if lockfile.collected is not None:
+            lockfile.collected[info.fullname] = drift.snapshot(info)
+            return
+        locked = self.lock.roots.get(info.fullname)
+        if locked is not None:
+            drift.check_root(
+                api, info, context, locked, json_profile=self.config.profile == "json"
+            )
 
     def _check_nodes(
         self,

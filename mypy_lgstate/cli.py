@@ -30,7 +30,7 @@ from mypy.options import Options
 from mypy.plugin import Plugin, ReportConfigContext
 
 import mypy_lgstate
-from mypy_lgstate import checks, config, coverage
+from mypy_lgstate import checks, config, coverage, lockfile
 from mypy_lgstate.findings import FORMATS, Finding, parse_mypy_json
 from mypy_lgstate import plugin as lgstate_plugin
 from mypy_lgstate.plugin import _LIBRARY_DIRS
@@ -109,12 +109,60 @@ def report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 when the lock file is missing or stale, 0 when it is current",
+    )
+
+
+@subcommand(
+    "lock",
+    help="record the checkpointed classes of every graph state in the lock file (lgstate-drift"
+    " reports incompatible changes to them)",
+    formats=(),
+    arguments=_check_argument,
+)
+def lock(args: argparse.Namespace) -> int:
+    roots: lockfile.LockData = {}
+    outcome = run_mypy(args.paths, args.config_file, lock_roots=roots)
+    options = config.load_config(outcome.config_file)
+    path = lockfile.lock_path(options.lock_file, outcome.config_file)
+    shown = os.path.relpath(path)
+    text = lockfile.render(roots)
+    classes = sum(len(classes) for classes in roots.values())
+    summary = f"{_count(len(roots), 'graph-state root')}, {_count(classes, 'checkpointed class')}"
+    if args.check:
+        try:
+            with open(path, encoding="utf-8") as f:
+                current = f.read() == text
+        except FileNotFoundError:
+            print(f"{shown} is missing: run lgstate lock to write it ({summary})")
+            return 1
+        if not current:
+            print(f"{shown} is stale: review the changes, then run lgstate lock to accept them")
+            return 1
+        print(f"{shown} is current ({summary})")
+        return 0
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"wrote {shown} ({summary})")
+    return 0
+
+
+def _count(number: int, noun: str) -> str:
+    plural = "es" if noun.endswith("s") else "s"
+    return f"{number} {noun}" + ("" if number == 1 else plural)
+
+
 # Running mypy -----------------------------------------------------------------------------------
 
 
 class Outcome(NamedTuple):
     findings: list[Finding]
     checked: int  # source files given to mypy
+    config_file: str | None  # the mypy configuration file read, if any
 
 
 def run_mypy(
@@ -123,8 +171,11 @@ def run_mypy(
     *,
     profile: config.Profile | None = None,
     recorder: coverage.CoverageRecorder | None = None,
+    lock_roots: lockfile.LockData | None = None,
 ) -> Outcome:
-    """Run mypy's build on ``paths`` (else the configured ``files``, else the current directory)."""
+    """Run mypy's build on ``paths`` (else the configured ``files``, else the current directory).
+
+    ``lock_roots`` receives the snapshot of every graph-state root (``lgstate lock``)."""
     sources, options = _mypy_options(paths, config_file)
     findings: list[Finding] = []
     # mypy's own errors: hidden, unless one of them stopped the build (code mypy cannot parse).
@@ -138,8 +189,10 @@ def run_mypy(
             else:
                 others.append(message)
 
-    with _installed(profile, recorder), _progress(len(sources), options.cache_dir):
-        extra_plugins: list[Plugin] = [_CommandPlugin(options, recording=recorder is not None)]
+    # Like the coverage report, the snapshots come from hooks, which cached modules do not fire.
+    recording = recorder is not None or lock_roots is not None
+    with _installed(profile, recorder, lock_roots), _progress(len(sources), options.cache_dir):
+        extra_plugins: list[Plugin] = [_CommandPlugin(options, recording=recording)]
         if PLUGIN not in options.plugins or not options.config_file:
             # mypy loads the plugins its configuration lists, and only from a configuration file.
             extra_plugins.append(lgstate_plugin.plugin(mypy.version.__version__)(options))
@@ -154,7 +207,7 @@ def run_mypy(
             )
         except CompileError as error:
             raise UsageError(_blocking_message([*others, *error.messages])) from None
-    return Outcome(findings, len(sources))
+    return Outcome(findings, len(sources), options.config_file)
 
 
 def _mypy_options(
@@ -185,9 +238,9 @@ class _CommandPlugin(Plugin):
 
     - The plugin's version: mypy records it only for plugins its configuration lists, and the
       command also runs the plugin when the configuration does not.
-    - For ``report``, a stamp that differs on every run. The report is built from the hooks that
-      fire while a module is checked, and a module loaded from the cache fires none: the stamp makes
-      mypy check exactly the user's modules again.
+    - For ``report`` and ``lock``, a stamp that differs on every run. Both are built from the hooks
+      that fire while a module is checked, and a module loaded from the cache fires none: the stamp
+      makes mypy check exactly the user's modules again.
     """
 
     def __init__(self, options: Options, *, recording: bool) -> None:
@@ -202,14 +255,16 @@ class _CommandPlugin(Plugin):
 
 @contextmanager
 def _installed(
-    profile: config.Profile | None, recorder: coverage.CoverageRecorder | None
+    profile: config.Profile | None,
+    recorder: coverage.CoverageRecorder | None,
+    lock_roots: lockfile.LockData | None,
 ) -> Iterator[None]:
-    """The profile override and the recorder, for the duration of one build."""
-    config.profile_override, checks.recorder = profile, recorder
+    """The profile override, the recorder and the lock's snapshots, for one build."""
+    config.profile_override, checks.recorder, lockfile.collected = profile, recorder, lock_roots
     try:
         yield
     finally:
-        config.profile_override, checks.recorder = None, None
+        config.profile_override, checks.recorder, lockfile.collected = None, None, None
 
 
 @contextmanager

@@ -33,6 +33,7 @@ class LGStateConfig(NamedTuple):
     allowed_msgpack_modules: tuple[str, ...] = ()
     state_classes: tuple[str, ...] = ()
     safe_types: tuple[str, ...] = ()
+    lock_file: str = "lgstate.lock"  # relative to the configuration file's directory
 
     def digest(self) -> str:
         """A short hash of the options. mypy stores it with each user module (``report_config_data``:
@@ -41,7 +42,8 @@ class LGStateConfig(NamedTuple):
         return hashlib.sha256(encoded).hexdigest()[:12]
 
 
-# Each option's kind, told by its default: the profile (a str), a bool, or a tuple of dotted names.
+# Each option's kind, told by its default: a str (the profile, or the lock file's path), a bool, or a
+# tuple of dotted names.
 _OPTION_KINDS: Final = {name: type(default) for name, default in LGStateConfig._field_defaults.items()}
 
 
@@ -99,6 +101,10 @@ def _build(file: str, section: str, raw: dict[str, Any], *, from_ini: bool) -> L
             _fail(file, section, key, f"unknown option (known options: {known})")
         if kind is bool:
             values[key] = _as_bool(file, section, key, value, from_ini)
+        elif key == "lock_file":
+            if not isinstance(value, str) or not value.strip():
+                _fail(file, section, key, f"must be a file path, not {_show(value)}")
+            values[key] = value.strip()
         elif kind is str:
             if value not in PROFILES:
                 _fail(file, section, key, f'must be "json" or "msgpack", not {_show(value)}')

@@ -29,6 +29,8 @@ from mypy.types import CallableType, Instance, Overloaded, Type, get_proper_type
 import mypy_lgstate
 from mypy_lgstate import errorcodes  # noqa: F401  (registers the error codes with mypy)
 from mypy_lgstate.config import ConfigError, LGStateConfig, load_config
+from mypy_lgstate import lockfile
+from mypy_lgstate.lockfile import NO_LOCK, Lock, LockFileError, lock_path, read_lock
 
 if TYPE_CHECKING:
     from mypy_lgstate.checks import Checks
@@ -96,12 +98,23 @@ class LGStatePlugin(Plugin):
         super().__init__(options)
         try:
             self.config: LGStateConfig = load_config(options.config_file)
-        except ConfigError as error:
+            # ``lgstate lock`` writes the file from this build: the old one is not compared with.
+            self.lock: Lock = (
+                read_lock(lock_path(self.config.lock_file, options.config_file))
+                if lockfile.collected is None
+                else NO_LOCK
+            )
+        except (ConfigError, LockFileError) as error:
             # One line, like mypy's own configuration errors, and no traceback.
             print(error, file=sys.stderr)
             raise SystemExit(2) from None
+        # What every user module's result depends on: the options, and the lock file's content
+        # (a changed lock must recheck the classes it records).
+        digest = self.config.digest()
+        if self.lock.digest:
+            digest = hashlib.sha256(f"{digest}{self.lock.digest}".encode()).hexdigest()[:12]
         global __version__
-        __version__ = _version(self.config, daemon=_IN_DAEMON in sys.modules)
+        __version__ = _version(digest, daemon=_IN_DAEMON in sys.modules)
         # dmypy keeps checking with the plugin object of its first build, but makes a new one on
         # every run: that is the moment to drop verdicts memoized from classes edited since.
         for earlier in _LIVE_PLUGINS:
@@ -109,7 +122,7 @@ class LGStatePlugin(Plugin):
         _LIVE_PLUGINS.add(self)
         self._checks: Checks | None = None
         # Asked for twice per module, and stored in each module's cache entry: a short digest.
-        self._config_data = self.config.digest()
+        self._config_data = digest
         self._state_classes_by_module: dict[str, list[str]] = {}
         for fullname in self.config.state_classes:
             module, _, name = fullname.rpartition(".")
@@ -130,7 +143,7 @@ class LGStatePlugin(Plugin):
         if self._checks is None:
             from mypy_lgstate.checks import Checks
 
-            self._checks = Checks(self.config, self.options, self._lookup)
+            self._checks = Checks(self.config, self.options, self._lookup, self.lock)
         return self._checks
 
     def forget(self) -> None:
@@ -235,12 +248,12 @@ def _is_state_graph(node: SymbolNode | None) -> bool:
     return isinstance(node, TypeInfo) and node.fullname != STATE_GRAPH and node.has_base(STATE_GRAPH)
 
 
-def _version(config: LGStateConfig, *, daemon: bool) -> str:
+def _version(options_digest: str, *, daemon: bool) -> str:
     """The version mypy records for this plugin.
 
     It includes a hash of the package's own source: mypy hashes only this file, and an edit to
     another module of the package must not replay stale cached errors. In the daemon it also folds in
-    the options, so that ``dmypy run`` restarts when they change (the daemon ignores
+    the options and the lock file, so that ``dmypy run`` restarts when they change (the daemon ignores
     ``report_config_data``). A plain mypy run leaves them out: there, ``report_config_data`` rechecks
     exactly the user's modules, where folding them in would discard the cache of every library too.
     """
@@ -251,7 +264,7 @@ def _version(config: LGStateConfig, *, daemon: bool) -> str:
             with open(os.path.join(package, name), "rb") as f:
                 source.update(f.read())
     version = f"{mypy_lgstate.__version__}+{source.hexdigest()[:12]}"
-    return f"{version}.{config.digest()}" if daemon else version
+    return f"{version}.{options_digest}" if daemon else version
 
 
 def plugin(version: str) -> type[LGStatePlugin]:

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 KNOWN = (
-    "known options: allowed_msgpack_modules, derive_allowlist, profile, safe_types, state_classes,"
-    " strict_msgpack"
+    "known options: allowed_msgpack_modules, derive_allowlist, lock_file, profile, safe_types,"
+    " state_classes, strict_msgpack"
 )
 
 # Checked with every configuration below. It needs no langgraph, so each run takes about a second.
@@ -121,6 +121,11 @@ TOML_ERRORS = [
         "profile = 1979-05-27\n",
         "profile: must be \"json\" or \"msgpack\", not datetime.date(1979, 5, 27)",
         id="profile-given-as-toml-date",
+    ),
+    pytest.param(
+        "lock_file = false\n",
+        "lock_file: must be a file path, not false",
+        id="lock-file-given-as-bool",
     ),
     pytest.param(
         'safe_types = ["my pkg.Type"]\n',

@@ -36,6 +36,12 @@ def caches(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("caches")
 
 
+def lock_file(page: Path) -> str | None:
+    """The page's ```json block: the lgstate.lock its example is checked against (lgstate-drift)."""
+    found = re.search(r"```json\n(.*?)```", page.read_text(), re.S)
+    return found.group(1) if found else None
+
+
 def mypy_lines(workdir: Path, caches: Path, code: str, name: str) -> list[str]:
     (workdir / "app.py").write_text(code)
     (workdir / "mypy.ini").write_text(f"[mypy]\nplugins = mypy_lgstate.plugin\n{CONFIGS[name]}")
@@ -54,6 +60,9 @@ def mypy_lines(workdir: Path, caches: Path, code: str, name: str) -> list[str]:
 def test_page_quotes_real_output(page: Path, tmp_path: Path, caches: Path) -> None:
     found = examples(page)
     assert found, f"{page.name} has no example with its output"
+    lock = lock_file(page)
+    if lock is not None:
+        (tmp_path / "lgstate.lock").write_text(lock)
     for code, expected in found:
         outputs: dict[str, list[str]] = {}
         for name in CONFIGS:

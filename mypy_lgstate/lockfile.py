@@ -1,0 +1,78 @@
+"""The lock file of checkpointed classes (``lgstate lock`` writes it; ``drift.py`` compares with it).
+
+JSON, keys sorted, one item a line: reviewed in pull requests like any lock file. For every graph-state
+root, each checkpointed class reachable from it, by its path in the state: the ``(module, name)`` the
+serializer stores, its kind, its fields (normalized type, required or not) and enum members with their
+values. This module only reads and writes the file: the plugin reads it on every run, before any
+check runs, so it imports nothing of mypy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, Final, NamedTuple
+
+FORMAT_VERSION: Final = 1
+
+ClassRecord = dict[str, Any]
+RootRecord = dict[str, ClassRecord]  # path in the state -> the class found there
+LockData = dict[str, RootRecord]  # graph-state root fullname -> its classes
+
+
+class LockFileError(Exception):
+    """A lock file that cannot be read: the message is the whole line shown to the user."""
+
+
+class Lock(NamedTuple):
+    roots: LockData
+    digest: str  # of the file's bytes; "" when there is no file
+
+
+NO_LOCK: Final = Lock({}, "")
+
+# ``lgstate lock`` sets this to a dict before its build: the snapshot of every graph-state root checked
+# lands there, and the existing file is neither read nor compared. In mypy runs it stays None.
+collected: LockData | None = None
+
+
+
+
+def lock_path(lock_file: str, config_file: str | None) -> str:
+    """``lock_file`` is relative to the configuration file's directory (the current one without)."""
+    base = os.path.dirname(os.path.abspath(config_file)) if config_file else os.getcwd()
+    return os.path.join(base, lock_file)
+
+
+def render(roots: LockData) -> str:
+    """The file's text: sorted keys, one item a line, so a change shows as a small diff."""
+    document = {"lgstate_lock": FORMAT_VERSION, "roots": dict(sorted(roots.items()))}
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+def read_lock(path: str) -> Lock:
+    """The lock at ``path`` (``NO_LOCK`` when there is no file)."""
+    try:
+        with open(path, "rb") as f:
+            content = f.read()
+    except FileNotFoundError:
+        return NO_LOCK
+    except OSError as error:
+        raise LockFileError(f"{path}: lock_file: cannot be read ({error.strerror})") from None
+    try:
+        document = json.loads(content)
+    except ValueError:
+        document = None
+    if (
+        not isinstance(document, dict)
+        or document.get("lgstate_lock") != FORMAT_VERSION
+        or not isinstance(document.get("roots"), dict)
+    ):
+        raise LockFileError(
+            f"{path}: lock_file: not a lock file written by this version of lgstate lock;"
+            " run lgstate lock to write it again"
+        )
+    return Lock(document["roots"], hashlib.sha256(content).hexdigest()[:12])
+
+
