@@ -1,4 +1,4 @@
-"""LangChain agents (``langchain.agents.create_agent``, SPEC section 3, item 5): the state schemas an
+"""LangChain agents (``langchain.agents.create_agent``, docs/discovery.md): the state schemas an
 agent's graph is built from, and its middleware's hooks, which run as nodes.
 
 ``create_agent`` merges ``state_schema`` (default ``AgentState``) with the ``state_schema`` of each

@@ -1,7 +1,7 @@
 """Strict msgpack: the allowlist that LangGraph's ``compile()`` will derive, computed from declared types.
 
-This mirrors ``langgraph._internal._serde.collect_allowlist_from_schemas`` (see RULES.md, "Strict
-msgpack"), including what it does not reach. At run time it walks ``get_type_hints(...,
+This mirrors ``langgraph._internal._serde.collect_allowlist_from_schemas`` (see docs/rules.md,
+"Strict msgpack"), including what it does not reach. At run time it walks ``get_type_hints(...,
 include_extras=True)`` of each schema:
 
 - Union / Optional / ``|``; the first argument of ``Annotated``, ``Required`` and ``NotRequired``

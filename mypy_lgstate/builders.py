@@ -1,4 +1,4 @@
-"""The classes a graph builder collects from its nodes and path functions (SPEC section 3, items 2).
+"""The classes a graph builder collects from its nodes and path functions (docs/discovery.md).
 
 LangGraph adds the keys of a node's first-parameter class (and of an ``add_conditional_edges`` path
 function's) to the graph's channels. A node that writes such a key writes a real channel, even when

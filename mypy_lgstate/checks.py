@@ -224,7 +224,10 @@ class Checks:
         if nodes:
             channels = self._graph_channels(classes)
             self._record_reads(ctx.api, Findings(touched=_class_names(classes)))
-            self._check_node_returns(ctx.api, ctx.context, nodes, channels, self._allowlist(classes))
+            record = functools.partial(recorder.node, ctx, classes) if recorder is not None else None
+            self._check_node_returns(
+                ctx.api, ctx.context, nodes, channels, self._allowlist(classes), record
+            )
         return ctx.default_return_type
 
     def create_react_agent(self, ctx: FunctionContext) -> Type:

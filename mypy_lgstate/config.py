@@ -25,7 +25,8 @@ class ConfigError(Exception):
 
 
 class LGStateConfig(NamedTuple):
-    """Every option of the plugin; the field names are the option names, the defaults SPEC's defaults."""
+    """Every option of the plugin; the field names are the option names, the defaults those of the
+    README's configuration reference."""
 
     profile: Profile = "json"
     strict_msgpack: bool = False

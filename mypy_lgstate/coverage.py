@@ -104,20 +104,28 @@ class CoverageRecorder:
 
     def node(
         self,
-        ctx: MethodContext,
+        ctx: FunctionContext | MethodContext,
         schemas: Sequence[TypeInfo],
         node: sites.Node,
         return_type: Type | None,
     ) -> None:
+        """A node added by ``builder.add_node(...)`` & co., or a middleware hook of the agent that
+        ``create_agent(...)`` makes (that call declares the graph)."""
         api = _checker(ctx)
         status, reason = _node_status(node, return_type, api)
         location = _location(api, ctx.context.line)
-        # ``builder.add_node(...)``: the graph whose StateGraph(...) call is assigned to ``builder``.
-        key: GraphKey | None = _builder_location(api, ctx)
+        key: GraphKey | None
+        if isinstance(ctx, MethodContext):
+            # The graph whose StateGraph(...) call is assigned to the builder variable.
+            key, graph_type, declared_at = _builder_location(api, ctx), ctx.type, None
+        else:
+            key, graph_type, declared_at = location, ctx.default_return_type, location
         if key not in self.graphs:
-            key = tuple(info.fullname for info in schemas)
+            key = key if declared_at is not None else tuple(info.fullname for info in schemas)
             if key not in self.graphs:
-                self.graphs[key] = _new_graph(api, None, ctx.type, schemas)
+                # An agent's type names AgentState only: its middleware's schemas add channels.
+                given = schemas if declared_at is not None else ()
+                self.graphs[key] = _new_graph(api, declared_at, graph_type, schemas, given)
         graph = self.graphs[key]
         graph.nodes[(location, node.name)] = NodeCoverage(node.name, location, status, reason)
 
@@ -155,9 +163,13 @@ class CoverageRecorder:
 
 
 def _new_graph(
-    api: TypeChecker, declared_at: Location | None, graph_type: Type, fallback: Sequence[TypeInfo]
+    api: TypeChecker,
+    declared_at: Location | None,
+    graph_type: Type,
+    fallback: Sequence[TypeInfo],
+    given: Sequence[TypeInfo] = (),
 ) -> GraphCoverage:
-    infos = discovery.graph_type_schemas(graph_type) or list(fallback)
+    infos = list(given) or discovery.graph_type_schemas(graph_type) or list(fallback)
     roles = _roles(graph_type)
     schemas = tuple(
         Schema(_class_name(info), roles.get(info.fullname, ("schema",)), _module_file(api, info))

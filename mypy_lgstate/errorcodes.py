@@ -1,4 +1,4 @@
-"""The plugin's error codes (SPEC section 5), created at import time so mypy accepts them in
+"""The plugin's error codes (README, "Error codes"), created at import time so mypy accepts them in
 ``disable_error_code`` / ``enable_error_code`` and ``# type: ignore[...]``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The functional API (``langgraph.func``, SPEC section 3.2): what an ``@entrypoint`` or ``@task``
+"""The functional API (``langgraph.func``, docs/discovery.md): what an ``@entrypoint`` or ``@task``
 function checkpoints, read from its declared signature.
 
 - ``@entrypoint(...)``: its first parameter (the input, written when the run starts) and its return

@@ -1,4 +1,4 @@
-"""Turns findings into mypy errors, at the place SPEC section 5 names.
+"""Turns findings into mypy errors, at the place docs/design.md names ("Where errors are reported").
 
 A problem inside a class defined in the file being checked is reported on the line of the field that
 declares it (the innermost such field); anything else is reported at the call that made the value

@@ -1,4 +1,4 @@
-"""The verdict tables of RULES.md, as data: what each serializer does with a type.
+"""The verdict tables, as data (docs/rules.md): what each serializer does with a type.
 
 One row per type (or family of types), with a verdict for each profile. The walker in ``walker.py``
 reads these tables; it decides containers, models, dataclasses, enums and the like by their shape,
@@ -22,7 +22,7 @@ class Verdict(NamedTuple):
 
 
 class TypeRule(NamedTuple):
-    """A row of RULES.md: the json and msgpack verdicts, and those for subclasses where they differ."""
+    """A row of the type table: the json and msgpack verdicts, and those for subclasses where they differ."""
 
     json: Verdict
     msgpack: Verdict
@@ -242,7 +242,7 @@ ALLOWLIST_WALKED_ORIGINS: Final = frozenset(
      "builtins.frozenset"}
 )
 
-# Dict keys (RULES.md, "Dict keys").
+# Dict keys (docs/rules.md, "Dict keys").
 _KEY_AS_STR: Final = "use str keys (str(key))"
 JSON_KEY_RULES: Final[dict[str, Verdict]] = {
     "builtins.str": OK,

@@ -504,6 +504,51 @@ def test_report_json(tmp_path: Path, cache_dir: Path) -> None:
     ]
 
 
+AGENT = """\
+from typing import Any, TypedDict
+
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware, AgentState
+from langgraph.runtime import Runtime
+from typing_extensions import NotRequired
+
+
+class NoteState(AgentState):
+    notes: NotRequired[list[str]]
+
+
+class NoteUpdate(TypedDict):
+    notes: list[str]
+
+
+class Notes(AgentMiddleware):
+    state_schema = NoteState
+
+    def after_model(self, state: AgentState, runtime: Runtime[None]) -> NoteUpdate:  # type: ignore[override]
+        return {"notes": []}
+
+
+class Legacy(AgentMiddleware):
+    def before_model(self, state: AgentState, runtime: Runtime[None]) -> dict[str, Any]:  # type: ignore[override]
+        return {}
+
+
+agent = create_agent("openai:gpt-5", middleware=[Notes(), Legacy()])
+"""
+
+
+def test_report_lists_an_agents_middleware_hooks(tmp_path: Path, cache_dir: Path) -> None:
+    project = project_with(tmp_path, agent__py=AGENT)
+    report = json.loads(lgstate(project, cache_dir, "report", "--format", "json").stdout)
+    [graph] = report["graphs"]
+    assert graph["declared_at"] == {"file": "agent.py", "line": 29}
+    assert "notes" in graph["channels"]
+    assert [(n["name"], n["line"], n["status"], n["reason"]) for n in graph["nodes"]] == [
+        ("Legacy.before_model", 29, "unchecked", 'returns "dict[str, Any]"'),
+        ("Notes.after_model", 29, "checked", None),
+    ]
+
+
 def test_report_markdown(tmp_path: Path, cache_dir: Path) -> None:
     project = project_with(tmp_path, graph__py=GRAPH)
     lines = lgstate(project, cache_dir, "report", "--format", "markdown").stdout.splitlines()

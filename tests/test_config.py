@@ -1,7 +1,7 @@
 """The plugin's options, end to end: mypy runs in a subprocess on a temporary project.
 
 A bad option must stop mypy with exactly one line naming the file, the section and the option, exit
-status 2 and no traceback (SPEC section 2). Valid options are read from the file mypy itself took its
+status 2 and no traceback (docs/runtime.md). Valid options are read from the file mypy itself took its
 configuration from, whichever way it found it, and they change verdicts.
 """
 

@@ -65,18 +65,18 @@ PROFILES: Final = {
     "strict-not-derived": "profile = msgpack\nstrict_msgpack = true\nderive_allowlist = false",
 }
 
-# Where RULES.md (which the plugin follows) and the installed serializer disagree on purpose:
+# Where the rule tables (which the plugin follows) and the installed serializer disagree on purpose:
 # (sample, profile) -> (what the serializer does, what the plugin says, why). Each entry pins both
 # sides, so a change on either side still fails the test.
 _STRICT: Final = ("strict", "strict-not-derived")
 _MESSAGE_SUBCLASS: Final = (
     "LangGraph's JSON reviver only rebuilds langchain-core's own classes (allowed_objects='core'),"
-    " so a user's message subclass fails to load; RULES.md accepts every BaseMessage subclass"
+    " so a user's message subclass fails to load; the rules accept every BaseMessage subclass"
 )
 _REGISTERED: Final = (
     "pydantic registers Box[int] as a module global (where the loader finds it) when it is first"
     " parametrized at a module's top level, here by `class IntBox(Box[int])`; whether that happened"
-    " first depends on import order, so RULES.md reports every parametrized model and asks for the"
+    " first depends on import order, so the plugin reports every parametrized model and asks for the"
     " concrete subclass (sample generic_model is the usual case)"
 )
 _PRIVATE_AT_DEFAULT: Final = (

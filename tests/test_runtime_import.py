@@ -1,7 +1,7 @@
 """The runtime side of the package: ``import mypy_lgstate`` is cheap and ``graph_state`` is a no-op.
 
 Applications import ``mypy_lgstate`` for the decorator in production, where mypy may not even be
-installed: the import must not pull in mypy (SPEC section 2).
+installed: the import must not pull in mypy (docs/runtime.md).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ _RUNTIME_NAMES: Final = {
 }
 # Values that every profile keeps as they are: the leaves of most walks, decided without a lookup.
 _PLAIN: Final = frozenset({str, int, float, bool, type(None)})
-# Deeper than this the serializers fail whatever the value (RULES.md: value-dependent, not reported).
+# Deeper than this the serializers fail whatever the value (value-dependent, not reported: docs/rules.md).
 _MAX_DEPTH: Final = 200
 
 
