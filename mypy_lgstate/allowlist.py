@@ -41,7 +41,7 @@ from mypy.types import (
 )
 
 from mypy_lgstate import rules
-from mypy_lgstate.walker import UserClass, annotated_attributes, is_parametrized
+from mypy_lgstate.walker import UserClass, instance_attributes, is_parametrized
 
 
 def derive_allowlist(schemas: Iterable[Type]) -> frozenset[str]:
@@ -117,7 +117,7 @@ def _collect_instance(typ: Instance, found: set[str], seen: set[object]) -> None
 def _collect_attributes(info: TypeInfo, found: set[str], seen: set[object]) -> None:
     """The declared annotations, type variables unexpanded, as ``get_type_hints`` returns them."""
     if _first_visit(info, seen):
-        for _, _, var in annotated_attributes(info):
+        for _, _, var in instance_attributes(info):
             assert var.type is not None
             _collect(var.type, found, seen)
 

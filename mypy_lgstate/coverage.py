@@ -14,6 +14,7 @@ type, and a graph input (``graph.invoke(...)``) names its graph by its state sch
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Literal, NamedTuple
 
@@ -30,6 +31,7 @@ NODE_STATUSES: Final[tuple[NodeStatus, ...]] = ("checked", "unchecked", "opaque"
 # The schema roles of the type arguments of ``StateGraph[S, C, I, O]`` (C, the context, is never
 # checkpointed).
 _ROLES: Final = ((0, "state"), (2, "input"), (3, "output"))
+_LIBRARY_DIRS: Final = tuple(f"{os.sep}{name}{os.sep}" for name in ("site-packages", "dist-packages"))
 
 
 class Location(NamedTuple):
@@ -171,8 +173,11 @@ def _new_graph(
 ) -> GraphCoverage:
     infos = list(given) or discovery.graph_type_schemas(graph_type) or list(fallback)
     roles = _roles(graph_type)
+    # A class the graph's type does not name: an agent's middleware's, or any when the type names
+    # none (a builder from a factory).
+    other = ("middleware",) if given else ("graph",)
     schemas = tuple(
-        Schema(_class_name(info), roles.get(info.fullname, ("schema",)), _module_file(api, info))
+        Schema(_class_name(info), roles.get(info.fullname, other), _module_file(api, info))
         for info in infos
     )
     channels = sites.graph_channels(infos)
@@ -212,8 +217,12 @@ def _class_name(info: TypeInfo) -> str:
 
 
 def _module_file(api: TypeChecker, info: TypeInfo) -> str | None:
+    """The file of a class of the project; ``None`` for an installed library's (its module name
+    says where it is) and for a module mypy has not loaded."""
     module = api.modules.get(info.module_name)
-    return api.msg.errors.simplify_path(module.path) if module is not None else None
+    if module is None or any(part in module.path for part in _LIBRARY_DIRS):
+        return None
+    return api.msg.errors.simplify_path(module.path)
 
 
 def _roles(graph_type: Type) -> dict[str, tuple[str, ...]]:

@@ -231,7 +231,7 @@ def model_fields(info: TypeInfo) -> list[tuple[str, Var, TypeInfo]]:
     if metadata is not None and "attributes" in metadata:
         names = {attr["name"] for attr in metadata["attributes"] if not attr.get("is_init_var")}
     fields: dict[str, tuple[str, Var, TypeInfo]] = {}
-    for base, name, var in annotated_attributes(info):
+    for base, name, var in instance_attributes(info):
         if names is not None:
             if name not in names:
                 continue
@@ -241,9 +241,12 @@ def model_fields(info: TypeInfo) -> list[tuple[str, Var, TypeInfo]]:
     return list(fields.values())
 
 
-def annotated_attributes(info: TypeInfo) -> list[tuple[TypeInfo, str, Var]]:
+def instance_attributes(
+    info: TypeInfo, *, unannotated: bool = False
+) -> list[tuple[TypeInfo, str, Var]]:
     """Every annotated instance attribute of a model or dataclass and its bases (what
-    ``typing.get_type_hints`` returns, less ``ClassVar``), base classes first."""
+    ``typing.get_type_hints`` returns, less ``ClassVar``), base classes first; ``unannotated``
+    adds those whose type mypy inferred (``_cache = PrivateAttr(...)``)."""
     found: list[tuple[TypeInfo, str, Var]] = []
     for base in reversed(info.mro):
         if base.fullname in rules.PYDANTIC_MODELS or base.fullname == "builtins.object":
@@ -254,7 +257,7 @@ def annotated_attributes(info: TypeInfo) -> list[tuple[TypeInfo, str, Var]]:
                 isinstance(node, Var)
                 and node.type is not None
                 and not node.is_classvar
-                and not node.is_inferred
+                and (unannotated or not node.is_inferred)
             ):
                 found.append((base, name, node))
     return found
@@ -791,21 +794,11 @@ class Walker:
     def _private_attributes(self, info: TypeInfo) -> Findings:
         """A model's private attributes (``_cache: int = PrivateAttr()``): ``model_dump()`` leaves
         them out, so they are not in the checkpoint."""
-        parts = []
-        for base in info.mro:
-            if base.fullname in rules.PYDANTIC_MODELS:
-                break
-            for name, sym in base.names.items():
-                node = sym.node
-                if (
-                    isinstance(node, Var)
-                    and node.type is not None
-                    and name.startswith("_")
-                    and not name.startswith("__")
-                    and not node.is_classvar
-                ):
-                    parts.append(_in_field(self._verdict(node.type, _PRIVATE_DROPPED), base, name))
-        return _merge(parts)
+        return _merge([
+            _in_field(self._verdict(var.type, _PRIVATE_DROPPED), base, name)
+            for base, name, var in instance_attributes(info, unannotated=True)
+            if name.startswith("_") and not name.startswith("__") and var.type is not None
+        ])
 
     def _concrete_name(self, typ: Instance) -> str:
         return "".join(_name_part(arg) for arg in typ.args) + typ.type.name

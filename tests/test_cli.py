@@ -562,8 +562,9 @@ def test_report_on_the_example_application_is_the_one_the_readme_shows(cache_dir
     result = lgstate(ROOT, cache_dir, "report", "--config-file", "examples/mypy.ini", "examples/")
     lines = result.stdout.splitlines()
     assert result.returncode == 0
-    assert '  unchecked node lookup_customer (examples/triage/graph.py:54): returns "dict[str, Any]"' in lines
-    assert lines[-1] == "2 graphs, nodes checked 6/7 (unchecked 1, opaque 0), 8 write sites, 11 findings"
+    assert '  unchecked node lookup_customer (examples/triage/graph.py:56): returns "dict[str, Any]"' in lines
+    assert "  checked   node FollowUp.after_model (examples/triage/assistant.py:42)" in lines
+    assert lines[-1] == "3 graphs, nodes checked 7/8 (unchecked 1, opaque 0), 10 write sites, 13 findings"
     assert f"```text\n{result.stdout}```" in (ROOT / "README.md").read_text()
 
 

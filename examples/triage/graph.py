@@ -2,6 +2,7 @@
 
 import asyncio
 
+from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
@@ -10,6 +11,7 @@ from langgraph.types import Command
 from pydantic import BaseModel
 from typing_extensions import TypedDict
 
+from triage.assistant import build_assistant, follow_up
 from triage.nodes import (
     classify,
     draft_reply,
@@ -83,6 +85,15 @@ async def main() -> None:
     print("tags:", type(saved["tags"]).__name__)  # list, not tuple
     print("status saved:", "status" in saved)  # False: the key was dropped
     print("reviewers:", audit_ticket("1042", "ana"))  # plain dicts, not Reviewer
+
+    # The customer-facing agent and the follow-up workflow (triage.assistant).
+    assistant = build_assistant()
+    answered = await assistant.ainvoke(
+        {"messages": [HumanMessage(content="Where is my refund?")]},
+        {"configurable": {"thread_id": "chat-1042"}},
+    )
+    print("assistant:", answered["messages"][-1].content, "| reminders:", answered["reminders"])
+    print(await follow_up.ainvoke("1042", {"configurable": {"thread_id": "follow-up-1042"}}))
 
 
 if __name__ == "__main__":
