@@ -570,8 +570,12 @@ def test_report_on_the_example_application_is_the_one_the_readme_shows(cache_dir
 
 def test_check_on_the_example_prints_what_mypy_prints(cache_dir: Path) -> None:
     # Every error of the example is a finding of the plugin: the command prints mypy's own output.
+    # mypy orders independent modules by what its cache holds: the files may come in another order.
     result = lgstate(ROOT, cache_dir, "check", "--config-file", "examples/mypy.ini", "examples/")
-    assert result.stdout == (ROOT / "examples" / "expected-json.txt").read_text()
+    expected = (ROOT / "examples" / "expected-json.txt").read_text().splitlines()
+    lines = result.stdout.splitlines()
+    assert sorted(lines[:-1]) == sorted(expected[:-1])
+    assert lines[-1] == expected[-1]
     assert result.returncode == 1
 
 
