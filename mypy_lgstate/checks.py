@@ -396,10 +396,11 @@ class Checks:
 
     def _check_drift(self, api: TypeChecker, info: TypeInfo, context: Context) -> None:
         """Compare a graph-state root with the lock file (``lgstate lock``: record it instead)."""
+        root = drift.stable_name(info.fullname)
         if lockfile.collected is not None:
-            lockfile.collected[info.fullname] = drift.snapshot(info)
+            lockfile.collected[root] = drift.snapshot(info)
             return
-        locked = self.lock.roots.get(info.fullname)
+        locked = self.lock.roots.get(root)
         if locked is not None:
             drift.check_root(
                 api, info, context, locked, json_profile=self.config.profile == "json"

@@ -62,19 +62,30 @@ def kind_of(info: TypeInfo) -> str | None:
     return None
 
 
-def snapshot(root: TypeInfo) -> RootRecord:
-    """Every checkpointed class reachable from ``root``, each at the first path that reaches it."""
+def stable_name(fullname: str) -> str:
+    """``fullname`` without the ``@line`` mypy appends to a class defined in a function body
+    (``pkg.graph.Audit@33``): the line moves with every edit above it, the class does not."""
+    return fullname.partition("@")[0]
+
+
+def snapshot(root: TypeInfo, classes: dict[str, TypeInfo] | None = None) -> RootRecord:
+    """Every checkpointed class reachable from ``root``, each at the first path that reaches it;
+    ``classes`` receives each of them by the name the record stores (a class defined in a function
+    cannot be looked up by it)."""
     found: RootRecord = {}
-    _visit_class(root, root.name, found)
+    _visit_class(root, root.name, found, {} if classes is None else classes)
     return dict(sorted(found.items()))
 
 
-def _visit_class(info: TypeInfo, path: str, found: RootRecord) -> None:
+def _visit_class(
+    info: TypeInfo, path: str, found: RootRecord, classes: dict[str, TypeInfo]
+) -> None:
     kind = kind_of(info)
     if kind is None or any(record["class"] == _stored_name(info) for record in found.values()):
         return
     record: ClassRecord = {"class": _stored_name(info), "kind": kind}
     found[path] = record
+    classes.setdefault(".".join(record["class"]), info)
     if kind == "Enum":
         record["members"] = {name: _member_value(info, name) for name in info.enum_members}
         return
@@ -82,10 +93,12 @@ def _visit_class(info: TypeInfo, path: str, found: RootRecord) -> None:
     record["fields"] = {name: {"type": type_text(typ), "required": required}
                         for name, (typ, required) in fields.items()}
     for name, (typ, _) in fields.items():
-        _visit_type(typ, f"{path}.{name}", found, set())
+        _visit_type(typ, f"{path}.{name}", found, set(), classes)
 
 
-def _visit_type(typ: Type, path: str, found: RootRecord, aliases: set[str]) -> None:
+def _visit_type(
+    typ: Type, path: str, found: RootRecord, aliases: set[str], classes: dict[str, TypeInfo]
+) -> None:
     if isinstance(typ, TypeAliasType) and typ.alias is not None:
         if typ.alias.fullname in aliases:
             return
@@ -93,22 +106,22 @@ def _visit_type(typ: Type, path: str, found: RootRecord, aliases: set[str]) -> N
     proper = get_proper_type(typ)
     if isinstance(proper, UnionType):
         for item in proper.items:
-            _visit_type(item, path, found, aliases)
+            _visit_type(item, path, found, aliases, classes)
     elif isinstance(proper, TypedDictType):
-        _visit_class(proper.fallback.type, path, found)
+        _visit_class(proper.fallback.type, path, found, classes)
     elif isinstance(proper, TupleType):
         fallback = proper.partial_fallback.type
         if fallback.is_named_tuple:
-            _visit_class(fallback, path, found)
+            _visit_class(fallback, path, found, classes)
         else:
             for item in proper.items:
-                _visit_type(item, f"{path}[]", found, aliases)
+                _visit_type(item, f"{path}[]", found, aliases, classes)
     elif isinstance(proper, Instance):
         if kind_of(proper.type) is not None:
-            _visit_class(proper.type, path, found)
+            _visit_class(proper.type, path, found, classes)
         else:
             for arg in proper.args:
-                _visit_type(arg, f"{path}[]", found, aliases)
+                _visit_type(arg, f"{path}[]", found, aliases, classes)
 
 
 def _stored_name(info: TypeInfo) -> list[str]:
@@ -159,7 +172,7 @@ def type_text(typ: Type, aliases: frozenset[str] = frozenset()) -> str:
     union or renaming an alias changes nothing."""
     if isinstance(typ, TypeAliasType) and typ.alias is not None:
         if typ.alias.fullname in aliases:
-            return typ.alias.fullname
+            return stable_name(typ.alias.fullname)
         aliases = aliases | {typ.alias.fullname}
     proper = get_proper_type(typ)
     if isinstance(proper, UnionType):
@@ -167,7 +180,7 @@ def type_text(typ: Type, aliases: frozenset[str] = frozenset()) -> str:
         return " | ".join(sorted(members))
     if isinstance(proper, Instance):
         args = [type_text(arg, aliases) for arg in proper.args]
-        return proper.type.fullname + (f"[{', '.join(args)}]" if args else "")
+        return stable_name(proper.type.fullname) + (f"[{', '.join(args)}]" if args else "")
     if isinstance(proper, NoneType):
         return "None"
     if isinstance(proper, AnyType):
@@ -175,10 +188,10 @@ def type_text(typ: Type, aliases: frozenset[str] = frozenset()) -> str:
     if isinstance(proper, LiteralType):
         return f"Literal[{proper.value_repr()}]"
     if isinstance(proper, TypedDictType):
-        return proper.fallback.type.fullname
+        return stable_name(proper.fallback.type.fullname)
     if isinstance(proper, TupleType):
         if proper.partial_fallback.type.is_named_tuple:
-            return proper.partial_fallback.type.fullname
+            return stable_name(proper.partial_fallback.type.fullname)
         return f"tuple[{', '.join(type_text(item, aliases) for item in proper.items)}]"
     return str(proper)
 
@@ -350,10 +363,11 @@ def check_root(
         sym = lookup_fully_qualified(fullname, api.modules)
         return sym is not None and isinstance(sym.node, (TypeInfo, TypeAlias))
 
-    changes = compare(locked, snapshot(root), json_profile=json_profile, importable=importable)
+    classes: dict[str, TypeInfo] = {}
+    current = snapshot(root, classes)
+    changes = compare(locked, current, json_profile=json_profile, importable=importable)
     for change in changes:
-        sym = lookup_fully_qualified(change.owner, api.modules)
-        info = sym.node if sym is not None and isinstance(sym.node, TypeInfo) else None
+        info = classes.get(change.owner)
         if info is None:
             continue
         path = change.path if change.field is None else f"{change.path}.{change.field}"

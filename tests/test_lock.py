@@ -212,6 +212,34 @@ def test_check_fails_when_missing_or_stale_and_writes_nothing(project: Project) 
     assert not project.lock.exists()
 
 
+AUDIT = """\
+from langgraph.graph import StateGraph
+from typing_extensions import TypedDict
+
+
+def audit_graph() -> object:
+    class Audit(TypedDict):
+        reviewers: list[str]
+
+    return StateGraph(Audit)
+"""
+
+
+def test_a_class_in_a_function_is_locked_by_its_name_not_its_line(project: Project) -> None:
+    # mypy names it pkg.audit.Audit@6: a line that moves with every edit above it.
+    project.write("pkg/audit.py", AUDIT)
+    assert project.lgstate("lock").returncode == 0
+    assert list(json.loads(project.lock.read_text())["roots"]) == ["pkg.audit.Audit", "pkg.graph.State"]
+    project.edit("pkg/audit.py", "from langgraph", "# An edit above the class.\n\nfrom langgraph")
+    proc = project.lgstate("lock", "--check")
+    assert (proc.returncode, proc.stdout) == (
+        0, "lgstate.lock is current (2 graph-state roots, 5 checkpointed classes)\n"
+    )
+    project.edit("pkg/audit.py", "reviewers: list[str]", "reviewers: list[str]\n        since: str")
+    status, lines, _ = project.mypy()
+    assert (status, [line.partition(": error: ")[0] for line in lines]) == (1, ["pkg/audit.py:10"])
+
+
 def test_drift_cold_then_accepted_by_lock_in_a_warm_run(project: Project) -> None:
     assert project.mypy()[:2] == (0, [])
     project.edit("pkg/models.py", "    name: str\n", "    name: str\n    email: str\n")
