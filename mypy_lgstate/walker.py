@@ -466,6 +466,9 @@ class Walker:
         parts: list[Findings] = []
         if report_self and (self.profile == "json" or not in_model_value):
             parts.append(self._verdict(typ, _TUPLE_AS_LIST))
+        if fixed and len(items) > 1 and all(item == items[0] for item in items[1:]):
+            # ``tuple[datetime, datetime]``: one problem with one fix, said once for every item.
+            items, fixed = items[:1], False
         for index, item in enumerate(items):
             if isinstance(item, UnpackType):  # ``tuple[int, *tuple[X, ...]]``: the X items
                 inner = get_proper_type(item.type)
