@@ -118,3 +118,31 @@ def fallback_lossy(reason: str) -> tuple[str, str]:
         " dataclasses stay dicts, tuples stay lists",
         fix,
     )
+
+
+# How the JSON serializer and the msgpack loader treat models and dataclasses: worded alike by the
+# plugin and the runtime checker.
+
+
+def model_json_fix(name: str) -> str:
+    return f'store value.model_dump(mode="json") and rebuild it with {name}.model_validate(data)'
+
+
+DATACLASS_JSON_FIX: Final = (
+    "store dataclasses.asdict(value), or declare a TypedDict instead of the dataclass"
+)
+ROOT_MODEL_LOSSY: Final = ("its root value", "store value.root and declare its type")
+GENERIC_MODEL_UNIMPORTABLE: Final = (
+    "a parametrized generic model cannot be re-imported by the checkpoint loader: it comes back as"
+    " a plain dict"
+)
+
+
+def generic_model_fix(concrete: str) -> str:
+    """``concrete``: the subclass to declare, ``class IntBox(Box[int])``."""
+    return f"declare `{concrete}` at module top level and use it"
+
+
+def not_in_init_lossy(field: str) -> tuple[str, str]:
+    """A dataclass field with ``init=False``: the loader's ``cls(**fields)`` rejects it."""
+    return "a dict", f"give field {field!r} init=True, or keep it out of the dataclass"

@@ -738,28 +738,19 @@ class Walker:
     def _model(self, typ: Instance, in_model_value: bool) -> Findings:
         info = typ.type
         if self.profile == "json":
-            return self._verdict(
-                typ,
-                rules.raises(
-                    f'store value.model_dump(mode="json") and rebuild it with'
-                    f" {info.name}.model_validate(data)"
-                ),
-            )
+            return self._verdict(typ, rules.raises(messages.model_json_fix(info.name)))
         fields = self._class_findings(info, typ, True)
         if in_model_value:
             return fields
         if info.has_base(rules.PYDANTIC_ROOT_MODEL):
-            return self._verdict(
-                typ, rules.lossy("its root value", "store value.root and declare its type")
-            )
+            return self._verdict(typ, rules.lossy(*messages.ROOT_MODEL_LOSSY))
         if is_parametrized(typ):
             concrete = f"class {self._concrete_name(typ)}({self.type_name(typ)})"
             unimportable = self._problem(
                 codes.UNIMPORTABLE,
                 typ,
-                "a parametrized generic model cannot be re-imported by the checkpoint loader: it"
-                " comes back as a plain dict",
-                f"declare `{concrete}` at module top level and use it",
+                messages.GENERIC_MODEL_UNIMPORTABLE,
+                messages.generic_model_fix(concrete),
             )
             return _merge([unimportable, fields])
         own = _merge(
@@ -809,12 +800,7 @@ class Walker:
     def _dataclass(self, typ: Instance, in_model_value: bool) -> Findings:
         info = typ.type
         if self.profile == "json":
-            return self._verdict(
-                typ,
-                rules.raises(
-                    "store dataclasses.asdict(value), or declare a TypedDict instead of the dataclass"
-                ),
-            )
+            return self._verdict(typ, rules.raises(messages.DATACLASS_JSON_FIX))
         own = [
             self._importable(typ, in_model_value),
             self._user_class(typ, "dataclass", in_model_value),
@@ -834,15 +820,8 @@ class Walker:
             own.append(self._verdict(typ, verdict))
         if not_in_init:
             # The loader calls cls(**fields), which rejects a field that __init__ does not take.
-            own.append(
-                self._verdict(
-                    typ,
-                    rules.lossy(
-                        "a dict",
-                        f"give field {not_in_init[0]!r} init=True, or keep it out of the dataclass",
-                    ),
-                )
-            )
+            verdict = rules.lossy(*messages.not_in_init_lossy(not_in_init[0]))
+            own.append(self._verdict(typ, verdict))
         return _merge([*own, self._class_findings(info, typ, in_model_value)])
 
     def _class_findings(

@@ -532,11 +532,7 @@ class ValueChecker:
     ) -> None:
         name = cls.__name__
         if self.profile == "json":
-            self._raises(
-                found, path, name,
-                f'store value.model_dump(mode="json") and rebuild it with'
-                f" {name}.model_validate(data)",
-            )
+            self._raises(found, path, name, messages.model_json_fix(name))
             return
         fields = getattr(cls, "model_fields", None)
         if fields is None:  # pydantic.v1
@@ -548,7 +544,7 @@ class ValueChecker:
         if in_model_value:
             return
         if any(_mypy_fullname(base) == rules.PYDANTIC_ROOT_MODEL for base in cls.__mro__):
-            self._lossy(found, path, name, "its root value", "store value.root and declare its type")
+            self._lossy(found, path, name, *messages.ROOT_MODEL_LOSSY)
             return
         generic = getattr(cls, "__pydantic_generic_metadata__", None) or {}
         if generic.get("args") and not self._is_importable(cls):
@@ -556,10 +552,8 @@ class ValueChecker:
             # was first parametrized at the module's top level.
             concrete = "".join(_name_part(arg) for arg in generic["args"]) + generic["origin"].__name__
             found.append(Finding(
-                path, UNIMPORTABLE, name,
-                "a parametrized generic model cannot be re-imported by the checkpoint loader: it"
-                " comes back as a plain dict",
-                f"declare `class {concrete}({name})` at module top level and use it",
+                path, UNIMPORTABLE, name, messages.GENERIC_MODEL_UNIMPORTABLE,
+                messages.generic_model_fix(f"class {concrete}({name})"),
             ))
             return
         self._importable(cls, path, False, found)
@@ -637,10 +631,7 @@ class ValueChecker:
     ) -> None:
         name = cls.__name__
         if self.profile == "json":
-            self._raises(
-                found, path, name,
-                "store dataclasses.asdict(value), or declare a TypedDict instead of the dataclass",
-            )
+            self._raises(found, path, name, messages.DATACLASS_JSON_FIX)
             return
         self._importable(cls, path, in_model_value, found)
         self._user_class(cls, "dataclass", path, in_model_value, found)
@@ -662,10 +653,7 @@ class ValueChecker:
         not_in_init = [field.name for field in fields if not field.init]
         if not_in_init:
             # The loader calls cls(**fields), which rejects a field that __init__ does not take.
-            self._lossy(
-                found, path, name, "a dict",
-                f"give field {not_in_init[0]!r} init=True, or keep it out of the dataclass",
-            )
+            self._lossy(found, path, name, *messages.not_in_init_lossy(not_in_init[0]))
         for field in fields:
             walk(getattr(value, field.name, None), f"{path}.{field.name}")
 
