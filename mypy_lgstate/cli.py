@@ -33,7 +33,7 @@ import mypy_lgstate
 from mypy_lgstate import checks, config, coverage, lockfile
 from mypy_lgstate.findings import FORMATS, Finding, parse_mypy_json
 from mypy_lgstate import plugin as lgstate_plugin
-from mypy_lgstate.plugin import _LIBRARY_DIRS
+from mypy_lgstate.plugin import LIBRARY_DIRS
 
 PLUGIN: Final = "mypy_lgstate.plugin"
 # The command's own cache, inside the project's mypy cache directory (and so under the .gitignore
@@ -248,7 +248,7 @@ class _CommandPlugin(Plugin):
         self._stamp = os.urandom(8).hex() if recording else None
 
     def report_config_data(self, ctx: ReportConfigContext) -> object:
-        if any(library in ctx.path for library in _LIBRARY_DIRS):
+        if any(library in ctx.path for library in LIBRARY_DIRS):
             return None
         return [lgstate_plugin.__version__, self._stamp]
 

@@ -14,7 +14,6 @@ type, and a graph input (``graph.invoke(...)``) names its graph by its state sch
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Literal, NamedTuple
 
@@ -25,13 +24,13 @@ from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import AnyType, Instance, Type, TypedDictType, TypeOfAny, get_proper_type
 
 from mypy_lgstate import discovery, sites
+from mypy_lgstate.plugin import LIBRARY_DIRS
 
 NodeStatus = Literal["checked", "unchecked", "opaque"]
 NODE_STATUSES: Final[tuple[NodeStatus, ...]] = ("checked", "unchecked", "opaque")
 # The schema roles of the type arguments of ``StateGraph[S, C, I, O]`` (C, the context, is never
 # checkpointed).
 _ROLES: Final = ((0, "state"), (2, "input"), (3, "output"))
-_LIBRARY_DIRS: Final = tuple(f"{os.sep}{name}{os.sep}" for name in ("site-packages", "dist-packages"))
 
 
 class Location(NamedTuple):
@@ -220,7 +219,7 @@ def _module_file(api: TypeChecker, info: TypeInfo) -> str | None:
     """The file of a class of the project; ``None`` for an installed library's (its module name
     says where it is) and for a module mypy has not loaded."""
     module = api.modules.get(info.module_name)
-    if module is None or any(part in module.path for part in _LIBRARY_DIRS):
+    if module is None or any(part in module.path for part in LIBRARY_DIRS):
         return None
     return api.msg.errors.simplify_path(module.path)
 

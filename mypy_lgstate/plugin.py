@@ -83,7 +83,9 @@ BUILDER_METHODS: Final = {
 }
 
 _PYDANTIC_MODELS: Final = frozenset({"pydantic.main.BaseModel", "pydantic.v1.main.BaseModel"})
-_LIBRARY_DIRS: Final = tuple(
+# Where installed libraries and typeshed's stubs live: never the user's code (also read by the
+# lgstate command and its report).
+LIBRARY_DIRS: Final = tuple(
     f"{os.sep}{name}{os.sep}" for name in ("site-packages", "dist-packages", "typeshed")
 )
 # Imported in the daemon process only, before it first loads plugins. Not
@@ -226,7 +228,7 @@ class LGStatePlugin(Plugin):
     def report_config_data(self, ctx: ReportConfigContext) -> object:
         # Library and typeshed modules never hold findings: keep their caches across option changes.
         path = ctx.path
-        for library_dir in _LIBRARY_DIRS:
+        for library_dir in LIBRARY_DIRS:
             if library_dir in path:
                 return None
         return self._config_data
