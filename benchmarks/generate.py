@@ -3,7 +3,8 @@
     python benchmarks/generate.py OUTDIR --modules 500 [--seed 0]
 
 writes the package OUTDIR/app with at least ``--modules`` modules. The app is a set of "domains"
-(app/<domain>/...), each with TypedDict, pydantic and dataclass states, typed sync and async nodes,
+(app/<domain>/...), each with TypedDict, pydantic and dataclass states, typed sync and async nodes
+(and ``-> dict[str, Any]`` nodes next to their graph, checked from their bodies),
 ``Command[Literal[...]]`` / ``interrupt`` / ``Send`` sites and three compiled graphs, a functional-API
 workflow, a LangChain agent with middleware, and a graph built by a ``StateGraph`` subclass around a
 helper schema, plus a few shared core modules. Domains import states, helpers and graphs from earlier domains, so the import
@@ -717,7 +718,20 @@ def _graph_module(d: Domain) -> str:
     return f'''"""The {d.name} graphs: the main ticket graph, a pricing graph and a batch-job graph."""
 
 {_imports(imports, valued=d.state_fields)}
+
+def tag(state: {state_type}) -> dict[str, Any]:
+    return {{"messages": [ask("tagged")], "ticket": state["ticket"]}}
+
+
+async def note(state: {state_type}) -> dict[str, Any]:
+    update: dict[str, Any] = {{"audit": []}}
+    update["results"] = []
+    return update
+
+
 builder = StateGraph({state_type})
+builder.add_node("tag", tag)
+builder.add_node("note", note)
 builder.add_node("intake", intake.intake)
 builder.add_node("enrich", intake.enrich)
 builder.add_node("work", review.work, input_schema={p}Task)

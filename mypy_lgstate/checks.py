@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import gc
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -16,20 +16,23 @@ from mypy.nodes import (
     ClassDef,
     Context,
     Decorator,
+    DictExpr,
     FuncDef,
     LambdaExpr,
     MemberExpr,
     MypyFile,
     RefExpr,
+    StrExpr,
     SymbolNode,
     TypeInfo,
 )
 from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.server.trigger import make_trigger, make_wildcard_trigger
+from mypy.subtypes import is_same_type
 from mypy.types import AnyType, CallableType, Type, TypeOfAny, get_proper_type
 
-from mypy_lgstate import agents, builders, discovery, drift, functional, sites
+from mypy_lgstate import agents, bodies, builders, discovery, drift, functional, sites
 from mypy_lgstate import errorcodes as codes
 from mypy_lgstate.allowlist import derive_allowlist
 from mypy_lgstate.config import LGStateConfig
@@ -61,6 +64,21 @@ GRAPH_INPUTS: Final = {
     "update_state": {"values": "update_state.values"},
     "aupdate_state": {"values": "aupdate_state.values"},
 }
+
+
+class _Body(NamedTuple):
+    """A node whose body is read once its module is checked (``bodies``): what it is checked with."""
+
+    api: TypeChecker
+    function: FuncDef
+    context: Context  # the call that registers the node
+    label: str  # the node's name in the graph, for lgstate-untyped-node
+    shown: str | None  # its declared return type, for the same message
+    channels: tuple[frozenset[str], str] | None
+    schemas: tuple[TypeInfo, ...]
+    allowed: frozenset[str] | None
+    whole: bool = False  # a functional-API function: its returned value is checkpointed as it is
+    unchecked: Callable[[], None] | None = None  # tells lgstate report when the body does not tell
 
 
 class Checks:
@@ -95,6 +113,13 @@ class Checks:
         self._decorated_by_module: dict[str, tuple[MypyFile, dict[CallExpr, FuncDef]]] = {}
         # mypy reads plugin triggers only when it keeps fine-grained dependencies (the daemon).
         self._fine_grained = options.fine_grained_incremental or options.cache_fine_grained
+        # Node bodies to read once their module is checked, by module.
+        self._bodies: dict[str, list[_Body]] = {}
+        # The daemon: every node body seen, by function, for ``dict_display``.
+        self._daemon = options.fine_grained_incremental
+        self._known_bodies: dict[str, _Body] = {}
+        # The declared types of each graph's channels, by key (a node body's items are compared).
+        self._declared: dict[tuple[TypeInfo, ...], dict[str, list[Type]]] = {}
 
     def forget(self) -> None:
         """Drop what was memoized from classes (a new ``dmypy`` run: they may have been edited)."""
@@ -103,12 +128,24 @@ class Checks:
         self._channels.clear()
         self._allowlists.clear()
         self._messages.clear()
+        self._declared.clear()
         self._modules_of.clear()
         self._scopes.clear()
         self._decorated_by_module.clear()
 
     def reads_of(self, module: str) -> set[str]:
         return self._read_modules.pop(module, set())
+
+    def finish_module(self, file: MypyFile) -> None:
+        """The module is checked, its bodies and their types still there: read the node bodies
+        its hooks asked for."""
+        pending = self._bodies.pop(file.fullname, [])
+        # In the daemon, a recheck of the module's top level alone registers nodes without this
+        # moment following: only the ones registered by the module's current checker are read.
+        current = pending[-1].api if pending else None
+        for body in pending:
+            if body.api is current and body.api.tree is file:
+                self._check_body(body)
 
     # Hooks ---------------------------------------------------------------------------------------
 
@@ -188,6 +225,7 @@ class Checks:
             # compile() derives the strict allowlist from the input, return and save types.
             allowed = self._allowlist_of_types([typ for _, typ in values])
             self._check_function_values(ctx, function, values, allowed)
+            self._check_function_body(ctx, function, allowed)
         return ctx.default_return_type
 
     def task(self, ctx: FunctionContext) -> Type:
@@ -196,6 +234,7 @@ class Checks:
             # The entrypoint that runs the task is not known here: nothing counts as derived.
             allowed = self._allowlist([])
             self._check_function_values(ctx, function, functional.task_values(function), allowed)
+            self._check_function_body(ctx, function, allowed)
         return ctx.default_return_type
 
     # LangChain agents -----------------------------------------------------------------------------
@@ -226,7 +265,7 @@ class Checks:
             self._record_reads(ctx.api, Findings(touched=_class_names(classes)))
             record = functools.partial(recorder.node, ctx, classes) if recorder is not None else None
             self._check_node_returns(
-                ctx.api, ctx.context, nodes, channels, self._allowlist(classes), record
+                ctx.api, ctx.context, nodes, channels, self._allowlist(classes), record, classes
             )
         return ctx.default_return_type
 
@@ -246,8 +285,10 @@ class Checks:
         if function is not None and isinstance(function.type, CallableType):
             assert isinstance(ctx.api, TypeChecker)
             node = sites.Node(function.name, function.type)
-            allowed = self._allowlist([schema] if schema is not None else [])
-            self._check_node_returns(ctx.api, function, [node], None, allowed)
+            schemas = (schema,) if schema is not None else ()
+            self._check_node_returns(
+                ctx.api, function, [node], None, self._allowlist(schemas), schemas=schemas
+            )
         return ctx.default_return_type
 
     def wrap_middleware_decorator(self, ctx: FunctionContext) -> Type:
@@ -314,6 +355,24 @@ class Checks:
         for path, typ in values:
             findings = self.walker.check_value(typ, path, channel=True)
             self._emit(ctx.api, findings, function, at_fields=False, allowed=allowed)
+
+    def _check_function_body(
+        self,
+        ctx: FunctionContext | MethodContext,
+        function: FuncDef,
+        allowed: frozenset[str] | None,
+    ) -> None:
+        """A functional-API function without a usable return type: what its body returns, once
+        the module is checked (the decorator and the function are always in the same module)."""
+        assert isinstance(ctx.api, TypeChecker)
+        if not isinstance(function.type, CallableType) or not function.body.body:
+            return
+        returned = sites.node_return_type(function.type)
+        if returned is not None and bodies.is_loose(returned):
+            body = _Body(ctx.api, function, function, function.name, None, None, (), allowed, True)
+            self._bodies.setdefault(ctx.api.tree.fullname, []).append(body)
+            if self._daemon:
+                self._known_bodies[function.fullname] = body
 
     def _allowlist_of_types(self, types: list[Type]) -> frozenset[str] | None:
         if not self._strict:
@@ -425,7 +484,7 @@ class Checks:
             self._record_reads(api, Findings(touched=_class_names(classes)))
         record = functools.partial(recorder.node, ctx, graph) if recorder is not None else None
         self._check_node_returns(
-            api, ctx.context, nodes, channels, self._allowlist(classes), record
+            api, ctx.context, nodes, channels, self._allowlist(classes), record, classes
         )
 
     def _check_node_returns(
@@ -435,21 +494,35 @@ class Checks:
         nodes: list[sites.Node],
         channels: tuple[frozenset[str], str] | None,
         allowed: frozenset[str] | None,
-        record: Callable[[sites.Node, Type | None], None] | None = None,
+        record: Callable[[sites.Node, Type | None, bool], Callable[[], None] | None] | None = None,
+        schemas: tuple[TypeInfo, ...] = (),
     ) -> None:
-        """``record`` tells ``lgstate report`` what each node is (checked, unchecked, opaque)."""
+        """``record`` tells ``lgstate report`` what each node is (checked from its declared type or
+        from its body, unchecked, opaque)."""
         for node in nodes:
             ret = sites.node_return_type(node.type)
-            if record is not None:
-                record(node, ret)
+            function = (
+                bodies.local_function(node, api)
+                if ret is not None and bodies.is_loose(ret)
+                else None
+            )
+            unchecked = record(node, ret, function is not None) if record is not None else None
             if ret is None:
                 continue
             shape = sites.update_shape(ret, node.name)
-            if shape.untyped:
-                proper = get_proper_type(ret)
-                unannotated = isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated
-                shown = None if unannotated else self.walker.type_name(ret)
-                fail(api, codes.untyped_node_message(node.name, shown), context, codes.UNTYPED_NODE)
+            if shape.untyped or function is not None:
+                shown = self._shown_return(ret)
+                if function is not None:
+                    # Read once the module is checked: its bodies are checked after its top level.
+                    body = _Body(
+                        api, function, context, node.name, shown, channels, schemas, allowed,
+                        unchecked=unchecked,
+                    )
+                    self._bodies.setdefault(api.tree.fullname, []).append(body)
+                    if self._daemon:
+                        self._known_bodies[function.fullname] = body
+                else:
+                    fail(api, codes.untyped_node_message(node.name, shown), context, codes.UNTYPED_NODE)
             unknown = []
             if channels is not None:
                 names, state = channels
@@ -468,6 +541,101 @@ class Checks:
                     findings = sites.outside(findings, unknown)
                 self._emit(api, findings, context, at_fields=False, allowed=allowed)
 
+    def _shown_return(self, ret: Type) -> str | None:
+        proper = get_proper_type(ret)
+        unannotated = isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated
+        return None if unannotated else self.walker.type_name(ret)
+
+    def _check_body(
+        self, body: _Body, api: TypeChecker | None = None, only: bodies.Returned | None = None
+    ) -> None:
+        """What a node's body returns (``bodies``), reported on the line of each item. ``only``: one
+        display or item, checked while mypy checks the function (the daemon; see ``dict_display``)."""
+        api = api or body.api
+        function = body.function
+        returned = bodies.returned(function) if only is None else only
+        if only is None and returned.opaque and not body.whole:
+            if body.unchecked is not None:
+                body.unchecked()
+            fail(
+                api,
+                codes.untyped_node_message(body.label, body.shown),
+                body.context,
+                codes.UNTYPED_NODE,
+            )
+        name = bodies.function_name(function)
+        root = f"{name}()"
+        with bodies.reporting_in(api, function):
+            if body.whole:
+                values = [
+                    value
+                    for expr, path in functional.returned_values(returned.expressions, root, api)
+                    for value in sites.values_of(expr, path, api)
+                ]
+                self._check_written(api, values, root, body.schemas, body.allowed)
+                return
+            unknown = []
+            if body.channels is not None:
+                names, state = body.channels
+                for key in returned.keys:
+                    if key.value not in names:
+                        unknown.append(f'{root}["{key.value}"]')
+                        fail(
+                            api,
+                            codes.unknown_body_key_message(name, key.value, state),
+                            key,
+                            codes.UNKNOWN_KEY,
+                        )
+            values = [
+                value
+                for value in bodies.values(returned, root, api)
+                if not any(
+                    value.path.startswith(dropped)
+                    and value.path[len(dropped):len(dropped) + 1] in ("", "[", "{")
+                    for dropped in unknown
+                )
+            ]
+            declared = self._channel_types(body.schemas)
+            values = [value for value in values if not _declared_as(value, root, declared)]
+            self._check_written(api, values, root, body.schemas, body.allowed, dotted=True)
+
+    def dict_display(self, ctx: FunctionContext) -> Type:
+        """A dict display being checked (the daemon only). dmypy rechecks a node's body alone when
+        something it uses changed, without the end-of-module moment the body checks wait for: what
+        the node returns is checked as soon as mypy has inferred it."""
+        body = self._known_body(ctx.api)
+        if body is not None and isinstance(ctx.context, DictExpr):
+            if any(display is ctx.context for display in bodies.returned(body.function).displays):
+                assert isinstance(ctx.api, TypeChecker)
+                only = bodies.Returned([ctx.context], [], False, [ctx.context])
+                self._check_body(body, ctx.api, only)
+        return ctx.default_return_type
+
+    def dict_item(self, ctx: MethodContext) -> Type:
+        """``update["key"] = value`` being checked (the daemon only; see ``dict_display``)."""
+        body = self._known_body(ctx.api)
+        if body is not None and len(ctx.args) == 2 and ctx.args[0] and ctx.args[1]:
+            key, value = ctx.args[0][0], ctx.args[1][0]
+            if any(k is key for k, _ in bodies.returned(body.function).items):
+                assert isinstance(ctx.api, TypeChecker) and isinstance(key, StrExpr)
+                self._check_body(body, ctx.api, bodies.Returned([], [(key, value)], False, []))
+        return ctx.default_return_type
+
+    def _known_body(self, api: object) -> _Body | None:
+        if not self._known_bodies or not isinstance(api, TypeChecker):
+            return None
+        function = api.scope.current_function()
+        if not isinstance(function, FuncDef):
+            return None
+        body = self._known_bodies.get(function.fullname)
+        return body if body is not None and body.function is function else None
+
+    def _channel_types(self, schemas: tuple[TypeInfo, ...]) -> dict[str, list[Type]]:
+        found = self._declared.get(schemas)
+        if found is None:
+            found = self._declared[schemas] = sites.channel_types(schemas)
+        return found
+
     def _check_values(
         self,
         ctx: FunctionContext | MethodContext,
@@ -480,33 +648,51 @@ class Checks:
         where it became graph state, and is not reported again at every call that passes it."""
         api = ctx.api
         assert isinstance(api, TypeChecker)
-        messages = self._messages_channels(schemas)
         for expr, root in sites.call_values(ctx, params):
             if recorder is not None:
                 recorder.write_site(ctx, root, expr)
             values = sites.update_pairs(expr, root, api) if root == "Command.update" else None
-            for value in values or sites.values_of(expr, root, api):
-                if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
-                    continue
-                if messages and sites.is_message_like(value.shown or value.type):
-                    if any(value.path.startswith(f'{root}["{key}"]') for key in messages):
-                        continue  # add_messages turns it into a message
-                schema = sites.channels_schema(value, root)
-                if schema is not None and schema in schemas:
-                    continue
-                if schema is not None:  # a model or dataclass whose fields update the channels
-                    findings = sites.rerooted(
-                        self.walker.check_state_class(schema), schema.name, value.path
-                    )
-                elif sites.is_schema_instance(value, root, schemas):
-                    continue
-                else:
-                    findings = self.walker.check_value(
-                        value.type, value.path, channel=sites.is_channel_value(value, root)
-                    )
-                if value.shown is not None:
-                    findings = sites.naming(findings, value.path, self.walker.type_name(value.shown))
-                self._emit(api, findings, value.expr, at_fields=False, allowed=allowed)
+            self._check_written(
+                api, list(values or sites.values_of(expr, root, api)), root, schemas, allowed
+            )
+
+    def _check_written(
+        self,
+        api: TypeChecker,
+        values: list[sites.Value],
+        root: str,
+        schemas: tuple[TypeInfo, ...],
+        allowed: frozenset[str] | None,
+        *,
+        dotted: bool = False,
+    ) -> None:
+        """Check the values written under ``root``, each reported where it is written; ``dotted``
+        shows a node's keys as ``node().key`` (``bodies.dotted``)."""
+        messages = self._messages_channels(schemas)
+        for value in values:
+            if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
+                continue
+            if messages and sites.is_message_like(value.shown or value.type):
+                if any(value.path.startswith(f'{root}["{key}"]') for key in messages):
+                    continue  # add_messages turns it into a message
+            schema = sites.channels_schema(value, root)
+            if schema is not None and schema in schemas:
+                continue
+            if schema is not None:  # a model or dataclass whose fields update the channels
+                findings = sites.rerooted(
+                    self.walker.check_state_class(schema), schema.name, value.path
+                )
+            elif sites.is_schema_instance(value, root, schemas):
+                continue
+            else:
+                findings = self.walker.check_value(
+                    value.type, value.path, channel=sites.is_channel_value(value, root)
+                )
+            if value.shown is not None:
+                findings = sites.naming(findings, value.path, self.walker.type_name(value.shown))
+            if dotted:
+                findings = sites.repathed(findings, lambda path: bodies.dotted(path, root))
+            self._emit(api, findings, value.expr, at_fields=False, allowed=allowed)
 
     def _messages_channels(self, schemas: tuple[TypeInfo, ...]) -> frozenset[str]:
         found = self._messages.get(schemas)
@@ -593,6 +779,15 @@ def _first_parameter_class(node: sites.Node, scope: builders.Scope) -> TypeInfo 
         return None
     declared = builders.declared_callable(node.expr, scope)
     return discovery.first_parameter_schema(declared if declared is not None else node.type)
+
+
+def _declared_as(value: sites.Value, root: str, declared: dict[str, list[Type]]) -> bool:
+    """Whether ``value`` is a channel's whole value of exactly the type the graph declares for that
+    channel (``{"order": state["order"]}``): the schema's own check already said all there is."""
+    rest = value.path[len(root):]
+    if not (rest.startswith('["') and rest.endswith('"]') and rest.count('"]') == 1):
+        return False
+    return any(is_same_type(value.type, typ) for typ in declared.get(rest[2:-2], ()))
 
 
 def _class_names(classes: Iterable[TypeInfo]) -> frozenset[tuple[str, str]]:

@@ -13,6 +13,8 @@ type, and a graph input (``graph.invoke(...)``) names its graph by its state sch
 
 from __future__ import annotations
 
+import functools
+
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Literal, NamedTuple
@@ -23,11 +25,12 @@ from mypy.nodes import GDEF, LDEF, CallExpr, Expression, MemberExpr, NameExpr, T
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import AnyType, Instance, Type, TypedDictType, TypeOfAny, get_proper_type
 
-from mypy_lgstate import discovery, sites
+from mypy_lgstate import bodies, discovery, sites
 from mypy_lgstate.plugin import LIBRARY_DIRS
 
-NodeStatus = Literal["checked", "unchecked", "opaque"]
-NODE_STATUSES: Final[tuple[NodeStatus, ...]] = ("checked", "unchecked", "opaque")
+# "checked": from its declared return type; "body": from what its body returns (``bodies``).
+NodeStatus = Literal["checked", "body", "unchecked", "opaque"]
+NODE_STATUSES: Final[tuple[NodeStatus, ...]] = ("checked", "body", "unchecked", "opaque")
 # The schema roles of the type arguments of ``StateGraph[S, C, I, O]`` (C, the context, is never
 # checkpointed).
 _ROLES: Final = ((0, "state"), (2, "input"), (3, "output"))
@@ -73,6 +76,10 @@ class GraphCoverage:
     def count(self, status: NodeStatus) -> int:
         return sum(node.status == status for node in self.nodes.values())
 
+    def checked(self) -> int:
+        """Nodes whose writes are checked, from their declared types or from their bodies."""
+        return self.count("checked") + self.count("body")
+
     def sort_key(self) -> tuple[Location, str]:
         first = self.declared_at or min(
             (node.location for node in self.nodes.values()), default=Location("", 0)
@@ -109,11 +116,13 @@ class CoverageRecorder:
         schemas: Sequence[TypeInfo],
         node: sites.Node,
         return_type: Type | None,
-    ) -> None:
+        from_body: bool = False,
+    ) -> Callable[[], None] | None:
         """A node added by ``builder.add_node(...)`` & co., or a middleware hook of the agent that
-        ``create_agent(...)`` makes (that call declares the graph)."""
+        ``create_agent(...)`` makes (that call declares the graph). For a node read from its body,
+        returns what to call when the body turns out not to tell (it is unchecked, then)."""
         api = _checker(ctx)
-        status, reason = _node_status(node, return_type, api)
+        status, reason = _node_status(node, return_type, api, from_body)
         location = _location(api, ctx.context.line)
         key: GraphKey | None
         if isinstance(ctx, MethodContext):
@@ -128,7 +137,16 @@ class CoverageRecorder:
                 given = schemas if declared_at is not None else ()
                 self.graphs[key] = _new_graph(api, declared_at, graph_type, schemas, given)
         graph = self.graphs[key]
-        graph.nodes[(location, node.name)] = NodeCoverage(node.name, location, status, reason)
+        entry = NodeCoverage(node.name, location, status, reason)
+        graph.nodes[(location, node.name)] = entry
+        if status != "body":
+            return None
+        # Called when the body turns out not to tell what the node returns.
+        declared = _node_status(node, return_type, api, from_body=False)[1]
+        unchecked = entry._replace(
+            status="unchecked", reason=f"{declared}, and its body returns a value built elsewhere"
+        )
+        return functools.partial(graph.nodes.__setitem__, (location, node.name), unchecked)
 
     def write_site(
         self, ctx: FunctionContext | MethodContext, site: str, value: Expression
@@ -240,16 +258,23 @@ def _roles(graph_type: Type) -> dict[str, tuple[str, ...]]:
 
 
 def _node_status(
-    node: sites.Node, return_type: Type | None, api: TypeChecker
+    node: sites.Node, return_type: Type | None, api: TypeChecker, from_body: bool
 ) -> tuple[NodeStatus, str | None]:
     if return_type is None:
         return "opaque", _opaque_reason(node.type, api)
+    if from_body:
+        return "body", "checked from its body"
     if not sites.update_shape(return_type, node.name).untyped:
         return "checked", None
     proper = get_proper_type(return_type)
     if isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated:
-        return "unchecked", "has no return type"
-    return "unchecked", f'returns "{format_type_bare(return_type, api.options)}"'
+        declared = "has no return type"
+    else:
+        declared = f'returns "{format_type_bare(return_type, api.options)}"'
+    if bodies.in_another_module(node, api.tree):
+        # The body of a node of another module is never read (docs/design.md, "Node bodies").
+        return "unchecked", f"{declared}, and its body is in another module"
+    return "unchecked", declared
 
 
 def _opaque_reason(node_type: Type, api: TypeChecker) -> str:
@@ -292,7 +317,7 @@ def _as_data(recorder: CoverageRecorder, findings: int) -> dict[str, Any]:
                     }
                     for node in _sorted_nodes(graph)
                 ],
-                "nodes_checked": graph.count("checked"),
+                "nodes_checked": graph.checked(),
                 "nodes_total": len(graph.nodes),
             }
             for graph in recorder.sorted_graphs()
@@ -318,7 +343,7 @@ def as_text(recorder: CoverageRecorder, findings: int) -> str:
             lines.append(
                 f"  {node.status:<9} node {node.name} ({_at(node.location)}){reason}"
             )
-        lines.append(f"  nodes checked {graph.count('checked')}/{len(graph.nodes)}")
+        lines.append(f"  nodes checked {graph.checked()}/{len(graph.nodes)}")
         lines.append("")
     write_sites = recorder.sorted_write_sites()
     if write_sites:
@@ -348,7 +373,7 @@ def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
                 for node in _sorted_nodes(graph)
             ]
             lines.append("")
-        lines += [f"Nodes checked {graph.count('checked')}/{len(graph.nodes)}", ""]
+        lines += [f"Nodes checked {graph.checked()}/{len(graph.nodes)}", ""]
     write_sites = recorder.sorted_write_sites()
     if write_sites:
         lines += ["## Write sites", "", "| site | where | graph |", "|---|---|---|"]
@@ -376,9 +401,11 @@ def _at(location: Location) -> str:
 
 
 def _totals_line(totals: dict[str, int]) -> str:
+    checked = totals["checked"] + totals["body"]
     return (
-        f"{_plural(totals['graphs'], 'graph')}, nodes checked {totals['checked']}/{totals['nodes']}"
-        f" (unchecked {totals['unchecked']}, opaque {totals['opaque']}),"
+        f"{_plural(totals['graphs'], 'graph')}, nodes checked {checked}/{totals['nodes']}"
+        f" (from bodies {totals['body']}, unchecked {totals['unchecked']},"
+        f" opaque {totals['opaque']}),"
         f" {_plural(totals['write_sites'], 'write site')}, {_plural(totals['findings'], 'finding')}"
     )
 

@@ -73,6 +73,14 @@ def unknown_key_message(node: str, key: str, update_type: str, state: str) -> st
     )
 
 
+def unknown_body_key_message(node: str, key: str, state: str) -> str:
+    return (
+        f'Node "{node}" returns key "{key}", which is not a channel of graph state "{state}":'
+        f' LangGraph drops it silently. Fix: add "{key}" to "{state}", or remove it from the'
+        " returned dict"
+    )
+
+
 def untyped_node_message(node: str, return_type: str | None) -> str:
     declared = f'returns "{return_type}"' if return_type else "has no return type"
     return (

@@ -10,8 +10,10 @@ function checkpoints, read from its declared signature.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Final
 
+from mypy.checker import TypeChecker
 from mypy.nodes import (
     ARG_OPT,
     ARG_POS,
@@ -19,6 +21,7 @@ from mypy.nodes import (
     CallExpr,
     ClassDef,
     Decorator,
+    Expression,
     FuncDef,
     IfStmt,
     MypyFile,
@@ -51,6 +54,22 @@ def entrypoint_values(function: FuncDef) -> list[tuple[str, Type]]:
     else:
         found.append((f"{name}()", returned))
     return found
+
+
+def returned_values(
+    expressions: list[Expression], root: str, api: TypeChecker
+) -> Iterator[tuple[Expression, str]]:
+    """The values a functional-API function's returns checkpoint, each with its path: the returned
+    expression, or for ``entrypoint.final(value=..., save=...)`` its two arguments."""
+    for expr in expressions:
+        typ = api.lookup_type_or_none(expr)
+        proper = get_proper_type(typ) if typ is not None else None
+        if not (isinstance(proper, Instance) and proper.type.fullname == ENTRYPOINT_FINAL):
+            yield expr, root
+        elif isinstance(expr, CallExpr):
+            for name, arg in zip(expr.arg_names, expr.args):
+                if name in ("value", "save"):
+                    yield arg, f"{root}.{name}"
 
 
 def task_values(function: FuncDef) -> list[tuple[str, Type]]:

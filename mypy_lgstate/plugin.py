@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 __version__ = mypy_lgstate.__version__
 
 STATE_GRAPH: Final = "langgraph.graph.state.StateGraph"
+# The callee mypy names when it checks a dict display against a type context (``return {...}`` in a
+# function declared ``-> dict``).
+DICT_DISPLAY: Final = "<dict>"
 
 # Callee fullnames -> the name of the ``Checks`` method that handles them.
 FUNCTION_HOOKS: Final = {
@@ -129,12 +132,17 @@ class LGStatePlugin(Plugin):
         for fullname in self.config.state_classes:
             module, _, name = fullname.rpartition(".")
             self._state_classes_by_module.setdefault(module, []).append(name)
-        self._function_hooks: dict[str, Callable[[FunctionContext], Type]] = {
-            fullname: self._dispatch(method) for fullname, method in FUNCTION_HOOKS.items()
-        }
         self._method_hooks: dict[str, Callable[[MethodContext], Type]] = {
             fullname: self._dispatch(method) for fullname, method in METHOD_HOOKS.items()
         }
+        self._function_hooks: dict[str, Callable[[FunctionContext], Type]] = {
+            fullname: self._dispatch(method) for fullname, method in FUNCTION_HOOKS.items()
+        }
+        if options.fine_grained_incremental:
+            # The daemon rechecks a node's body alone: its dict displays are read as they are
+            # checked (``Checks.dict_display``).
+            self._function_hooks[DICT_DISPLAY] = self._dispatch("dict_display")
+            self._method_hooks["builtins.dict.__setitem__"] = self._dispatch("dict_item")
         # What other callees turned out to be (a graph subclass or factory, or nothing), once
         # looked up: every later call of the same callee is one dict lookup again.
         self._resolved_functions: dict[str, Callable[[FunctionContext], Type] | None] = {}
@@ -239,7 +247,11 @@ class LGStatePlugin(Plugin):
         names = self._state_classes_by_module.get(file.fullname)
         if names:
             self.checks.check_configured_state_classes(file, names, self._modules)
-        return self._checks.reads_of(file.fullname) if self._checks is not None else set()
+        if self._checks is None:
+            return set()
+        # The node bodies its hooks asked for: their types exist until this call returns.
+        self._checks.finish_module(file)
+        return self._checks.reads_of(file.fullname)
 
 
 _LIVE_PLUGINS: weakref.WeakSet[LGStatePlugin] = weakref.WeakSet()

@@ -13,7 +13,7 @@ of the call's own arguments come from the checker's type map, where mypy put the
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Final, NamedTuple
 
 from mypy.checker import TypeChecker
@@ -155,7 +155,7 @@ def update_shape(ret: Type, node: str) -> UpdateShape:
     checked: list[tuple[str, Type]] = []
     keys: list[tuple[str, str]] = []
     untyped = False
-    for part in _union_items(get_proper_type(ret)):
+    for part in union_items(get_proper_type(ret)):
         if isinstance(part, (NoneType,)) or (
             isinstance(part, Instance) and part.type.fullname == COMMAND
         ):
@@ -184,10 +184,10 @@ def update_shape(ret: Type, node: str) -> UpdateShape:
 _MAPPINGS: Final = frozenset({"builtins.dict", "typing.Mapping", "typing.MutableMapping"})
 
 
-def _union_items(typ: ProperType) -> Iterator[ProperType]:
+def union_items(typ: ProperType) -> Iterator[ProperType]:
     if isinstance(typ, UnionType):
         for item in typ.items:
-            yield from _union_items(get_proper_type(item))
+            yield from union_items(get_proper_type(item))
     else:
         yield typ
 
@@ -369,7 +369,7 @@ def messages_channels(schemas: Sequence[TypeInfo]) -> frozenset[str]:
                 isinstance(proper, Instance)
                 and proper.type.fullname in _LISTS
                 and proper.args
-                and all(_is_message(item) for item in _union_items(get_proper_type(proper.args[0])))
+                and all(_is_message(item) for item in union_items(get_proper_type(proper.args[0])))
             ):
                 found.add(key)
     return frozenset(found)
@@ -407,10 +407,16 @@ CHANNEL_ROOTS: Final = frozenset(
 )
 
 
+def is_update_root(root: str) -> bool:
+    """Whether a value at ``root`` updates the channels key by key: a write site's update or
+    input, or what a node's body returns (``node()``, see ``bodies``)."""
+    return root in CHANNEL_ROOTS or root.endswith("()")
+
+
 def channels_schema(value: Value, root: str) -> TypeInfo | None:
     """The model or dataclass class of ``value`` when it stands where LangGraph reads its fields as
     channel updates (``Command(update=State(...))``, ``graph.invoke(State(...))``)."""
-    if root not in CHANNEL_ROOTS:
+    if not is_update_root(root):
         return None
     proper = get_proper_type(value.type)
     if (
@@ -426,7 +432,7 @@ def is_schema_instance(value: Value, root: str, schemas: Sequence[TypeInfo]) -> 
     """Whether ``value`` is a whole instance of one of ``schemas`` written as channel updates
     (``graph.invoke(state)``, ``{**state, ...}``), checked where that class became graph state. A
     ``Send`` or ``interrupt`` payload is stored whole, as a value of its own: it is checked there."""
-    if root not in CHANNEL_ROOTS or not schemas:
+    if not is_update_root(root) or not schemas:
         return False
     if not (_is_top_level(value, root) or value.path == f"{root}{{**}}"):
         return False
@@ -439,7 +445,7 @@ def is_schema_instance(value: Value, root: str, schemas: Sequence[TypeInfo]) -> 
 def is_channel_value(value: Value, root: str) -> bool:
     """Whether ``value`` is the whole value written to one channel: ``Command.update["key"]``,
     ``invoke.input["key"]``, ``batch.inputs[0]["key"]``."""
-    if root not in CHANNEL_ROOTS or not value.path.startswith(root):
+    if not is_update_root(root) or not value.path.startswith(root):
         return False
     rest = value.path[len(root):]
     if rest.startswith("[") and not rest.startswith('["'):
@@ -476,6 +482,28 @@ def outside(findings: Findings, paths: Sequence[str]) -> Findings:
         problems=tuple(p for p in findings.problems if kept(p.path)),
         user_classes=tuple(c for c in findings.user_classes if kept(c.path)),
     )
+
+
+def repathed(findings: Findings, move: Callable[[str], str]) -> Findings:
+    """``findings`` with each path replaced by ``move(path)``."""
+    return findings._replace(
+        problems=tuple(p._replace(path=move(p.path)) for p in findings.problems),
+        user_classes=tuple(c._replace(path=move(c.path)) for c in findings.user_classes),
+    )
+
+
+def channel_types(schemas: Sequence[TypeInfo]) -> dict[str, list[Type]]:
+    """The declared type of each channel of a graph with these schemas, by key (a key declared by
+    several schemas has each of their types)."""
+    found: dict[str, list[Type]] = {}
+    for info in schemas:
+        if info.typeddict_type is not None:
+            items = list(info.typeddict_type.items.items())
+        else:
+            items = [(name, var.type) for name, var, _ in model_fields(info) if var.type is not None]
+        for key, typ in items:
+            found.setdefault(key, []).append(typ)
+    return found
 
 
 def rerooted(findings: Findings, old_root: str, new_root: str) -> Findings:

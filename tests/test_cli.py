@@ -113,7 +113,11 @@ def review(state: State) -> Command[Any]:
 
 
 def legacy(state: State) -> dict[str, Any]:
-    return {}
+    return dict(state)
+
+
+def tally(state: State) -> dict[str, Any]:
+    return {"answer": state["question"]}
 
 
 sub_builder = StateGraph(State)
@@ -124,6 +128,7 @@ builder = StateGraph(State)
 builder.add_node("answer", answer)
 builder.add_node("review", review)
 builder.add_node("legacy", legacy)
+builder.add_node("tally", tally)
 builder.add_node("sub", subgraph)
 builder.add_node("tools", ToolNode([]))
 builder.add_node("echo", RunnableLambda(lambda state: state))
@@ -131,29 +136,30 @@ graph = builder.compile()
 graph.invoke({"question": "why?"})
 """
 GRAPH_REPORT = """\
-graph graph.State (graph.py:32)
-  state/input/output schema: graph.State (graph.py)
-  channels: answer, question
-  checked   node answer (graph.py:33)
-  nodes checked 1/1
-
 graph graph.State (graph.py:36)
   state/input/output schema: graph.State (graph.py)
   channels: answer, question
   checked   node answer (graph.py:37)
-  checked   node review (graph.py:38)
-  unchecked node legacy (graph.py:39): returns "dict[str, Any]"
-  opaque    node sub (graph.py:40): a compiled subgraph
-  opaque    node tools (graph.py:41): a prebuilt node (ToolNode)
-  opaque    node echo (graph.py:42): a Runnable ("RunnableLambda[Any, Any]")
-  nodes checked 2/6
+  nodes checked 1/1
+
+graph graph.State (graph.py:40)
+  state/input/output schema: graph.State (graph.py)
+  channels: answer, question
+  checked   node answer (graph.py:41)
+  checked   node review (graph.py:42)
+  unchecked node legacy (graph.py:43): returns "dict[str, Any]", and its body returns a value built elsewhere
+  body      node tally (graph.py:44): checked from its body
+  opaque    node sub (graph.py:45): a compiled subgraph
+  opaque    node tools (graph.py:46): a prebuilt node (ToolNode)
+  opaque    node echo (graph.py:47): a Runnable ("RunnableLambda[Any, Any]")
+  nodes checked 3/7
 
 write sites
   interrupt.value (graph.py:24)
   Command.update (graph.py:25)
-  invoke.input (graph.py:44) (graph graph.State)
+  invoke.input (graph.py:49) (graph graph.State)
 
-2 graphs, nodes checked 3/7 (unchecked 1, opaque 3), 3 write sites, 0 findings
+2 graphs, nodes checked 4/8 (from bodies 1, unchecked 1, opaque 3), 3 write sites, 0 findings
 """
 
 
@@ -479,28 +485,32 @@ def test_report_json(tmp_path: Path, cache_dir: Path) -> None:
     project = project_with(tmp_path, graph__py=GRAPH)
     report = json.loads(lgstate(project, cache_dir, "report", "--format", "json").stdout)
     assert report["totals"] == {
-        "graphs": 2, "nodes": 7, "checked": 3, "unchecked": 1, "opaque": 3, "write_sites": 3,
-        "findings": 0,
+        "graphs": 2, "nodes": 8, "checked": 3, "body": 1, "unchecked": 1, "opaque": 3,
+        "write_sites": 3, "findings": 0,
     }
     main_graph = report["graphs"][1]
-    assert main_graph["declared_at"] == {"file": "graph.py", "line": 36}
+    assert main_graph["declared_at"] == {"file": "graph.py", "line": 40}
     assert main_graph["schemas"] == [
         {"class": "graph.State", "roles": ["state", "input", "output"], "file": "graph.py"}
     ]
     assert main_graph["channels"] == ["answer", "question"]
     assert [(n["name"], n["line"], n["status"], n["reason"]) for n in main_graph["nodes"]] == [
-        ("answer", 37, "checked", None),
-        ("review", 38, "checked", None),
-        ("legacy", 39, "unchecked", 'returns "dict[str, Any]"'),
-        ("sub", 40, "opaque", "a compiled subgraph"),
-        ("tools", 41, "opaque", "a prebuilt node (ToolNode)"),
-        ("echo", 42, "opaque", 'a Runnable ("RunnableLambda[Any, Any]")'),
+        ("answer", 41, "checked", None),
+        ("review", 42, "checked", None),
+        (
+            "legacy", 43, "unchecked",
+            'returns "dict[str, Any]", and its body returns a value built elsewhere',
+        ),
+        ("tally", 44, "body", "checked from its body"),
+        ("sub", 45, "opaque", "a compiled subgraph"),
+        ("tools", 46, "opaque", "a prebuilt node (ToolNode)"),
+        ("echo", 47, "opaque", 'a Runnable ("RunnableLambda[Any, Any]")'),
     ]
-    assert (main_graph["nodes_checked"], main_graph["nodes_total"]) == (2, 6)
+    assert (main_graph["nodes_checked"], main_graph["nodes_total"]) == (3, 7)
     assert report["write_sites"] == [
         {"site": "interrupt.value", "file": "graph.py", "line": 24, "graph": None},
         {"site": "Command.update", "file": "graph.py", "line": 25, "graph": None},
-        {"site": "invoke.input", "file": "graph.py", "line": 44, "graph": "graph.State"},
+        {"site": "invoke.input", "file": "graph.py", "line": 49, "graph": "graph.State"},
     ]
 
 
@@ -544,7 +554,7 @@ def test_report_lists_an_agents_middleware_hooks(tmp_path: Path, cache_dir: Path
     assert graph["declared_at"] == {"file": "agent.py", "line": 29}
     assert "notes" in graph["channels"]
     assert [(n["name"], n["line"], n["status"], n["reason"]) for n in graph["nodes"]] == [
-        ("Legacy.before_model", 29, "unchecked", 'returns "dict[str, Any]"'),
+        ("Legacy.before_model", 29, "body", "checked from its body"),
         ("Notes.after_model", 29, "checked", None),
     ]
 
@@ -552,19 +562,28 @@ def test_report_lists_an_agents_middleware_hooks(tmp_path: Path, cache_dir: Path
 def test_report_markdown(tmp_path: Path, cache_dir: Path) -> None:
     project = project_with(tmp_path, graph__py=GRAPH)
     lines = lgstate(project, cache_dir, "report", "--format", "markdown").stdout.splitlines()
-    assert lines[:3] == ["# Checkpoint coverage", "", "## Graph graph.State (graph.py:32)"]
-    assert "| `legacy` | unchecked | graph.py:39 | returns \"dict[str, Any]\" |" in lines
-    assert "| `invoke.input` | graph.py:44 | `graph.State` |" in lines
-    assert lines[-1] == "2 graphs, nodes checked 3/7 (unchecked 1, opaque 3), 3 write sites, 0 findings"
+    assert lines[:3] == ["# Checkpoint coverage", "", "## Graph graph.State (graph.py:36)"]
+    assert "| `tally` | body | graph.py:44 | checked from its body |" in lines
+    assert "| `invoke.input` | graph.py:49 | `graph.State` |" in lines
+    assert lines[-1] == (
+        "2 graphs, nodes checked 4/8 (from bodies 1, unchecked 1, opaque 3), 3 write sites,"
+        " 0 findings"
+    )
 
 
 def test_report_on_the_example_application_is_the_one_the_readme_shows(cache_dir: Path) -> None:
     result = lgstate(ROOT, cache_dir, "report", "--config-file", "examples/mypy.ini", "examples/")
     lines = result.stdout.splitlines()
     assert result.returncode == 0
-    assert '  unchecked node lookup_customer (examples/triage/graph.py:56): returns "dict[str, Any]"' in lines
+    assert (
+        '  unchecked node lookup_customer (examples/triage/graph.py:56): returns "dict[str, Any]",'
+        " and its body is in another module"
+    ) in lines
     assert "  checked   node FollowUp.after_model (examples/triage/assistant.py:42)" in lines
-    assert lines[-1] == "3 graphs, nodes checked 7/8 (unchecked 1, opaque 0), 10 write sites, 13 findings"
+    assert lines[-1] == (
+        "3 graphs, nodes checked 7/8 (from bodies 0, unchecked 1, opaque 0), 10 write sites,"
+        " 14 findings"
+    )
     assert f"```text\n{result.stdout}```" in (ROOT / "README.md").read_text()
 
 

@@ -48,7 +48,14 @@ def survey_window(ticket_id: str) -> tuple[str, str]:  # MISTAKE: replayed, it i
     return opens.isoformat(), (opens + timedelta(days=7)).isoformat()
 
 
+@task
+def notify_customer(ticket_id: str):  # no return type: the plugin reads what the body returns
+    sent_at = datetime.now(timezone.utc)
+    return {"ticket_id": ticket_id, "sent_at": sent_at}  # MISTAKE: not JSON; send sent_at.isoformat()
+
+
 @entrypoint(checkpointer=InMemorySaver())
 def follow_up(ticket_id: str) -> str:
     opens, closes = survey_window(ticket_id).result()
+    notify_customer(ticket_id).result()
     return f"survey for ticket {ticket_id}: {opens[:10]} to {closes[:10]}"

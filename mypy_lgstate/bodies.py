@@ -1,0 +1,323 @@
+"""Node bodies: what a node declared ``-> dict`` (or with no return type at all) really returns.
+
+Most nodes are written ``def node(state: State) -> dict`` and return dict displays. mypy infers the
+type of every item of those displays while it checks the body; this module reads them back:
+
+- each ``return {...}``, item by item;
+- a returned local bound to a display in the same function (``update = {...}; update["k"] = v;
+  return update``);
+- ``{**state, "k": v}``: the spread is an item like any other (the checks skip an instance of the
+  graph's own state);
+- ``return Command(...)`` (checked where it is built), ``return state``, ``return None`` and a bare
+  ``return`` add nothing.
+
+Any other returned expression (a call, an attribute, a parameter of another type) is something the
+body does not tell: the node stays unchecked, as a node declared ``-> dict[str, Any]`` always was.
+
+When the types exist (docs/design.md, "Node bodies"): mypy 2.x checks a module's top level (where
+``add_node`` usually is) before its function bodies, and frees a module's bodies, with the types it
+inferred for them, once the module is checked. The one moment the bodies of a module and their types
+are all there is the end of that module's check, when mypy calls the plugin's
+``get_additional_indirect_deps``. So a node registered in the module being checked is read then, in
+the same process and with the same checker, in every mode (cold, warm, ``--num-workers``, the
+daemon's checks of a changed module). A node whose body lies in another module is not read: mypy
+starts checking a module as soon as the interfaces of its imports are known, possibly while another
+worker is still checking their bodies, and a warm run rechecks the graph's module without them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Final, NamedTuple
+
+from mypy.checker import TypeChecker
+from mypy.nodes import (
+    LDEF,
+    AssignmentStmt,
+    Block,
+    CallExpr,
+    ConditionalExpr,
+    Decorator,
+    DictExpr,
+    Expression,
+    FakeInfo,
+    ForStmt,
+    FuncDef,
+    IfStmt,
+    IndexExpr,
+    MatchStmt,
+    MypyFile,
+    NameExpr,
+    RefExpr,
+    ReturnStmt,
+    Statement,
+    StrExpr,
+    TryStmt,
+    Var,
+    WhileStmt,
+    WithStmt,
+)
+from mypy.types import AnyType, CallableType, Instance, NoneType, Type, get_proper_type
+
+from mypy_lgstate import sites
+
+COMMAND: Final = "langgraph.types.Command"
+# Declared value types that say nothing of what a node writes.
+_LOOSE_MAPPINGS: Final = frozenset(
+    {"builtins.dict", "typing.Mapping", "typing.MutableMapping", "collections.abc.Mapping"}
+)
+
+
+def is_loose(ret: Type) -> bool:
+    """Whether a node's declared return type (coroutines unwrapped) leaves its writes unchecked:
+    none at all, ``Any``, ``dict``, ``dict[str, Any]``, ``dict[str, object]``, ``Mapping[str, Any]``,
+    alone or beside ``None`` and ``Command``."""
+    loose = False
+    for part in sites.union_items(get_proper_type(ret)):
+        if isinstance(part, NoneType) or (
+            isinstance(part, Instance) and part.type.fullname == COMMAND
+        ):
+            continue
+        if isinstance(part, AnyType):
+            loose = True
+        elif isinstance(part, Instance) and part.type.fullname in _LOOSE_MAPPINGS:
+            value = get_proper_type(part.args[1]) if len(part.args) == 2 else None
+            if not (
+                value is None
+                or isinstance(value, AnyType)
+                or (isinstance(value, Instance) and value.type.fullname == "builtins.object")
+            ):
+                return False
+            loose = True
+        else:
+            return False
+    return loose
+
+
+def local_function(node: sites.Node, api: TypeChecker) -> FuncDef | None:
+    """The function definition behind a node, when mypy checks its body in the module being
+    checked: a function of the module (or one nested in the function being checked), a method of
+    one of its classes, or the ``__call__`` of an instance of one. A function without annotations
+    is not checked (unless ``check_untyped_defs``): its body has no types to read."""
+    defn = _local_definition(node, api.tree)
+    if defn is None or defn.is_dynamic() and not api.options.check_untyped_defs:
+        return None
+    return defn
+
+
+def _local_definition(node: sites.Node, tree: MypyFile) -> FuncDef | None:
+    expr = node.expr
+    target = expr.node if isinstance(expr, RefExpr) else None
+    if isinstance(target, Decorator):
+        target = target.func
+    if isinstance(target, FuncDef):
+        if isinstance(expr, NameExpr) and expr.kind == LDEF:
+            return target if target.body.body else None
+        return _with_body(target, tree)
+    proper = get_proper_type(node.type)
+    if isinstance(proper, CallableType) and isinstance(proper.definition, FuncDef):
+        return _with_body(proper.definition, tree)
+    if isinstance(proper, Instance):
+        call = proper.type.get_method("__call__")
+        if isinstance(call, Decorator):
+            call = call.func
+        if isinstance(call, FuncDef):
+            return _with_body(call, tree)
+    return None
+
+
+@contextmanager
+def reporting_in(api: TypeChecker, defn: FuncDef) -> Iterator[None]:
+    """Report as if mypy were checking ``defn``: the daemon keeps a function's errors with the
+    function (its target), and drops them when it rechecks the function. A function nested in
+    another one belongs to the outer one's target, which is not known here: the module's then."""
+    errors = api.msg.errors
+    saved = errors.scope
+    scope = api.tscope
+    with ExitStack() as stack:
+        errors.scope = scope
+        if scope.module is None:
+            stack.enter_context(scope.module_scope(api.tree.fullname))
+        if scope.function is None:
+            if not isinstance(defn.info, FakeInfo):
+                stack.enter_context(scope.class_scope(defn.info))
+                stack.enter_context(scope.function_scope(defn))
+            elif api.tree.names.get(defn.name) is not None:
+                stack.enter_context(scope.function_scope(defn))
+        try:
+            yield
+        finally:
+            errors.scope = saved
+
+
+def in_another_module(node: sites.Node, tree: MypyFile) -> bool:
+    """Whether the node is a function (or method) defined in another module than ``tree``."""
+    proper = get_proper_type(node.type)
+    defn = proper.definition if isinstance(proper, CallableType) else None
+    if not isinstance(defn, FuncDef):
+        return False
+    if not isinstance(defn.info, FakeInfo):
+        return defn.info.module_name != tree.fullname
+    return defn.fullname.rpartition(".")[0] != tree.fullname
+
+
+def function_name(defn: FuncDef) -> str:
+    """How messages name a node function: ``fn``, or ``Class.method`` for a method."""
+    return defn.name if isinstance(defn.info, FakeInfo) else f"{defn.info.name}.{defn.name}"
+
+
+def _with_body(defn: FuncDef, tree: MypyFile) -> FuncDef | None:
+    info = defn.info
+    if not isinstance(info, FakeInfo):  # a method
+        here = info.module_name == tree.fullname
+    else:
+        sym = tree.names.get(defn.name)
+        found = sym.node if sym is not None else None
+        here = found is defn or (isinstance(found, Decorator) and found.func is defn)
+    return defn if here and defn.body.body else None
+
+
+class Returned(NamedTuple):
+    """What a function's ``return`` statements give back, as far as its body tells."""
+
+    displays: list[DictExpr]  # dict displays returned, directly or through a local
+    items: list[tuple[StrExpr, Expression]]  # ``update["key"] = value`` on such a local
+    opaque: bool  # some return gives something the body does not tell
+    expressions: list[Expression]  # every returned expression (the functional API's values)
+
+    @property
+    def keys(self) -> Iterator[StrExpr]:
+        for display in self.displays:
+            for key, _ in display.items:
+                if isinstance(key, StrExpr):
+                    yield key
+        for key, _ in self.items:
+            yield key
+
+
+def returned(defn: FuncDef) -> Returned:
+    returns: list[Expression] = []
+    assignments: list[AssignmentStmt] = []
+    _collect(defn.body.body, returns, assignments)
+    parameters = defn.arguments
+    if not isinstance(defn.info, FakeInfo) and not defn.is_static:
+        parameters = parameters[1:]  # ``self``: the state is the next one
+    state = parameters[0].variable if parameters else None
+    displays: list[DictExpr] = []
+    items: list[tuple[StrExpr, Expression]] = []
+    opaque = False
+    locals_seen: dict[Var, bool] = {}  # a returned local -> whether only displays are assigned to it
+    for expr in _alternatives(returns):
+        if isinstance(expr, DictExpr):
+            displays.append(expr)
+        elif isinstance(expr, NameExpr) and (expr.fullname == "builtins.None" or expr.node is state):
+            continue
+        elif isinstance(expr, CallExpr) and _is_command(expr.callee):
+            continue  # checked where it is built
+        elif isinstance(expr, NameExpr) and expr.kind == LDEF and isinstance(expr.node, Var):
+            var = expr.node
+            if var not in locals_seen:
+                locals_seen[var] = _bound_displays(var, assignments, displays, items)
+            opaque = opaque or not locals_seen[var]
+        else:
+            opaque = True
+    return Returned(displays, items, opaque, list(_alternatives(returns)))
+
+
+def _alternatives(returns: list[Expression]) -> Iterator[Expression]:
+    """The returned expressions, with ``a if cond else b`` as both ``a`` and ``b``."""
+    for expr in returns:
+        if isinstance(expr, ConditionalExpr):
+            yield from _alternatives([expr.if_expr, expr.else_expr])
+        else:
+            yield expr
+
+
+def _is_command(callee: Expression) -> bool:
+    return isinstance(callee, RefExpr) and callee.fullname == COMMAND
+
+
+def _bound_displays(
+    var: Var,
+    assignments: list[AssignmentStmt],
+    displays: list[DictExpr],
+    items: list[tuple[StrExpr, Expression]],
+) -> bool:
+    """Add the displays bound to ``var`` and its ``var["key"] = value`` items; ``False`` when
+    something else is bound to it too."""
+    only_displays = True
+    bound = False
+    for stmt in assignments:
+        for lvalue in stmt.lvalues:
+            if isinstance(lvalue, NameExpr) and lvalue.node is var:
+                if isinstance(stmt.rvalue, DictExpr):
+                    displays.append(stmt.rvalue)
+                    bound = True
+                else:
+                    only_displays = False
+            elif (
+                isinstance(lvalue, IndexExpr)
+                and isinstance(lvalue.base, NameExpr)
+                and lvalue.base.node is var
+            ):
+                if isinstance(lvalue.index, StrExpr):
+                    items.append((lvalue.index, stmt.rvalue))
+                else:
+                    only_displays = False
+    return bound and only_displays
+
+
+def _collect(
+    body: list[Statement], returns: list[Expression], assignments: list[AssignmentStmt]
+) -> None:
+    """The ``return`` values and assignments of a function's own statements (not of the functions,
+    lambdas and classes it defines)."""
+    for stmt in body:
+        if isinstance(stmt, ReturnStmt):
+            if stmt.expr is not None:
+                returns.append(stmt.expr)
+        elif isinstance(stmt, AssignmentStmt):
+            assignments.append(stmt)
+        elif isinstance(stmt, IfStmt):
+            for block in stmt.body:
+                _collect(block.body, returns, assignments)
+            if stmt.else_body is not None:
+                _collect(stmt.else_body.body, returns, assignments)
+        elif isinstance(stmt, (ForStmt, WhileStmt)):
+            _collect(stmt.body.body, returns, assignments)
+            if stmt.else_body is not None:
+                _collect(stmt.else_body.body, returns, assignments)
+        elif isinstance(stmt, WithStmt):
+            _collect(stmt.body.body, returns, assignments)
+        elif isinstance(stmt, TryStmt):
+            blocks: list[Block | None] = [stmt.body, *stmt.handlers, stmt.else_body, stmt.finally_body]
+            for part in blocks:
+                if part is not None:
+                    _collect(part.body, returns, assignments)
+        elif isinstance(stmt, MatchStmt):
+            for block in stmt.bodies:
+                _collect(block.body, returns, assignments)
+        elif isinstance(stmt, Block):
+            _collect(stmt.body, returns, assignments)
+
+
+def values(returned: Returned, root: str, api: TypeChecker) -> Iterator[sites.Value]:
+    """Each value the returned displays write, by its own inferred type, under ``root`` (the node's
+    ``name()``), with the paths of a write site's update (``root["key"]``; see ``dotted``)."""
+    for display in returned.displays:
+        yield from sites.values_of(display, root, api)
+    for key, expr in returned.items:
+        yield from sites.values_of(expr, f'{root}["{key.value}"]', api)
+
+
+def dotted(path: str, root: str) -> str:
+    """``node()["key"]...`` as ``node().key...``, the way a node's update type names its keys."""
+    rest = path[len(root):]
+    if rest.startswith('["'):
+        end = rest.find('"]')
+        key = rest[2:end]
+        if end > 0 and key.isidentifier():
+            return f"{root}.{key}{rest[end + 2:]}"
+    return path
+
