@@ -306,7 +306,10 @@ def values(returned: Returned, root: str, api: TypeChecker) -> Iterator[sites.Va
     """Each value the returned displays write, by its own inferred type, under ``root`` (the node's
     ``name()``), with the paths of a write site's update (``root["key"]``; see ``dotted``)."""
     for display in returned.displays:
-        yield from sites.values_of(display, root, api)
+        for value in sites.values_of(display, root, api):
+            # A key that is not a string names no channel (mypy reports it against the return type).
+            if value.path.startswith((f'{root}["', f"{root}{{**}}")):
+                yield value
     for key, expr in returned.items:
         yield from sites.values_of(expr, f'{root}["{key.value}"]', api)
 
