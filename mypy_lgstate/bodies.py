@@ -58,6 +58,7 @@ from mypy.nodes import (
     WhileStmt,
     WithStmt,
 )
+from mypy.subtypes import is_same_type
 from mypy.types import AnyType, CallableType, Instance, NoneType, Type, get_proper_type
 
 from mypy_lgstate import sites
@@ -312,6 +313,29 @@ def values(returned: Returned, root: str, api: TypeChecker) -> Iterator[sites.Va
                 yield value
     for key, expr in returned.items:
         yield from sites.values_of(expr, f'{root}["{key.value}"]', api)
+
+
+def unknown_keys(returned: Returned, channels: frozenset[str]) -> Iterator[StrExpr]:
+    """The returned string keys that are not channels of the graph."""
+    return (key for key in returned.keys if key.value not in channels)
+
+
+def under_keys(value: sites.Value, root: str, keys: list[str]) -> bool:
+    """Whether ``value`` is written under one of ``keys`` (``root["key"]`` or below)."""
+    for key in keys:
+        top = f'{root}["{key}"]'
+        if value.path.startswith(top) and value.path[len(top):len(top) + 1] in ("", "[", "{"):
+            return True
+    return False
+
+
+def declared_as(value: sites.Value, root: str, declared: dict[str, list[Type]]) -> bool:
+    """Whether ``value`` is a channel's whole value of exactly the type the graph declares for that
+    channel (``{"order": state["order"]}``): the schema's own check already said all there is."""
+    rest = value.path[len(root):]
+    if not (rest.startswith('["') and rest.endswith('"]') and rest.count('"]') == 1):
+        return False
+    return any(is_same_type(value.type, typ) for typ in declared.get(rest[2:-2], ()))
 
 
 def dotted(path: str, root: str) -> str:

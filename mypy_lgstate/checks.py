@@ -29,7 +29,6 @@ from mypy.nodes import (
 from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.server.trigger import make_trigger, make_wildcard_trigger
-from mypy.subtypes import is_same_type
 from mypy.types import AnyType, CallableType, Type, TypeOfAny, get_proper_type
 
 from mypy_lgstate import agents, bodies, builders, discovery, drift, functional, sites
@@ -574,29 +573,21 @@ class Checks:
                 ]
                 self._check_written(api, values, root, body.schemas, body.allowed)
                 return
-            unknown = []
+            unknown: list[str] = []
             if body.channels is not None:
                 names, state = body.channels
-                for key in returned.keys:
-                    if key.value not in names:
-                        unknown.append(f'{root}["{key.value}"]')
-                        fail(
-                            api,
-                            codes.unknown_body_key_message(name, key.value, state),
-                            key,
-                            codes.UNKNOWN_KEY,
-                        )
+                for key in bodies.unknown_keys(returned, names):
+                    unknown.append(key.value)
+                    message = codes.unknown_body_key_message(name, key.value, state)
+                    fail(api, message, key, codes.UNKNOWN_KEY)
+            # LangGraph drops the unknown keys; a channel's own declared type was checked there.
+            declared = self._channel_types(body.schemas)
             values = [
                 value
                 for value in bodies.values(returned, root, api)
-                if not any(
-                    value.path.startswith(dropped)
-                    and value.path[len(dropped):len(dropped) + 1] in ("", "[", "{")
-                    for dropped in unknown
-                )
+                if not bodies.under_keys(value, root, unknown)
+                and not bodies.declared_as(value, root, declared)
             ]
-            declared = self._channel_types(body.schemas)
-            values = [value for value in values if not _declared_as(value, root, declared)]
             self._check_written(api, values, root, body.schemas, body.allowed, dotted=True)
 
     def dict_display(self, ctx: FunctionContext) -> Type:
@@ -779,15 +770,6 @@ def _first_parameter_class(node: sites.Node, scope: builders.Scope) -> TypeInfo 
         return None
     declared = builders.declared_callable(node.expr, scope)
     return discovery.first_parameter_schema(declared if declared is not None else node.type)
-
-
-def _declared_as(value: sites.Value, root: str, declared: dict[str, list[Type]]) -> bool:
-    """Whether ``value`` is a channel's whole value of exactly the type the graph declares for that
-    channel (``{"order": state["order"]}``): the schema's own check already said all there is."""
-    rest = value.path[len(root):]
-    if not (rest.startswith('["') and rest.endswith('"]') and rest.count('"]') == 1):
-        return False
-    return any(is_same_type(value.type, typ) for typ in declared.get(rest[2:-2], ()))
 
 
 def _class_names(classes: Iterable[TypeInfo]) -> frozenset[tuple[str, str]]:
