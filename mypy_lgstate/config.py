@@ -167,10 +167,8 @@ def find_config_file(start: str | None = None) -> str | None:
 
 
 def has_mypy_section(config_file: str) -> bool:
-    """Whether mypy reads its own options from ``config_file`` (its own files always have them)."""
-    if os.path.basename(config_file) in _SHARED_FILES or config_file.lower().endswith(".toml"):
-        return _has_section(config_file, ("mypy",), broken=False)
-    return True
+    """Whether ``config_file`` has options for mypy itself (a mypy section)."""
+    return _has_section(config_file, ("mypy",), broken=False)
 
 
 def _shown(path: str, relative: bool) -> str:
