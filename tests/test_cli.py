@@ -12,13 +12,14 @@ import json
 import os
 import subprocess
 import sys
+import venv
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
-from mypy_lgstate import cli, findings
+from mypy_lgstate import cli, findings, lockfile
 from mypy_lgstate.config import LGStateConfig, load_config
 
 if sys.version_info >= (3, 11):
@@ -401,6 +402,100 @@ def test_clean_program_passes_in_every_format(tmp_path: Path, cache_dir: Path) -
             assert json.loads(result.stdout)["runs"][0]["results"] == []
         elif output_format == "github":
             assert result.stdout.strip() == ""
+
+
+# Nothing checked is never a pass -----------------------------------------------------------------
+
+MISSING_LANGGRAPH = (
+    "lgstate: mypy cannot find langgraph (imported at app.py:3), so nothing was checked: install"
+    " langgraph next to mypy-lgstate (pre-commit: list it in the hook's additional_dependencies)"
+)
+
+
+@pytest.fixture(scope="module")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The interpreter of a new virtual environment with nothing installed: what pre-commit gives a
+    hook without ``additional_dependencies``. mypy looks for the code's imports in the
+    site-packages of ``--python-executable``, so it finds no langgraph there, as in that hook."""
+    env = tmp_path_factory.mktemp("bare-venv")
+    venv.create(env, with_pip=False)
+    python = env / ("Scripts" if os.name == "nt" else "bin") / "python"
+    assert subprocess.run([python, "-c", "import langgraph"], capture_output=True).returncode == 1
+    return str(python)
+
+
+def test_without_langgraph_every_subcommand_stops_with_one_line(
+    tmp_path: Path, cache_dir: Path, bare_python: str
+) -> None:
+    lock = lockfile.render({"app.Ticket": {"Ticket": {"class": ["app", "Ticket"], "kind": "TypedDict"}}})
+    project = project_with(tmp_path, app__py=APP, lgstate__lock=lock)
+    for command in (["check"], ["report"], ["lock"], ["lock", "--check"]):
+        result = lgstate(project, cache_dir, *command, "--", "--python-executable", bare_python)
+        assert (result.returncode, result.stdout, result.stderr) == (2, "", MISSING_LANGGRAPH + "\n")
+    assert (project / "lgstate.lock").read_text() == lock
+    # The same, from mypy's configuration, and with mypy's import errors silenced.
+    config = f"[mypy]\npython_executable = {bare_python}\nignore_missing_imports = true\n"
+    (project / "mypy.ini").write_text(config)
+    result = lgstate(project, cache_dir, "check")
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", MISSING_LANGGRAPH + "\n")
+
+
+def test_lock_never_replaces_a_lock_with_roots_by_an_empty_one(tmp_path: Path, cache_dir: Path) -> None:
+    lock = lockfile.render({"app.Ticket": {"Ticket": {"class": ["app", "Ticket"], "kind": "TypedDict"}}})
+    project = project_with(tmp_path, app__py=APP, other__py="x = 1\n", lgstate__lock=lock)
+    result = lgstate(project, cache_dir, "lock", "other.py")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.splitlines() == [
+        "lgstate: lgstate.lock records 1 graph-state root and this run found none, so it was not"
+        " replaced: check the paths and mypy's configured files (delete the file to start over)"
+    ]
+    assert (project / "lgstate.lock").read_text() == lock
+    assert lgstate(project, cache_dir, "lock", "app.py").returncode == 0  # a graph: replaced
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        pytest.param(
+            "mypy.ini", "[mypy]\n[mypy_lgstate\nprofile = msgpack\n",
+            "mypy.ini:2: not valid ini syntax: [mypy_lgstate", id="ini-section",
+        ),
+        pytest.param(
+            "setup.cfg", "profile = msgpack\n",
+            "setup.cfg:1: not valid ini syntax (no [section] above it): profile = msgpack",
+            id="ini-no-section",
+        ),
+        pytest.param(
+            "pyproject.toml", '[tool.mypy_lgstate\nprofile = "msgpack"\n',
+            "pyproject.toml: not valid TOML: Expected ']' at the end of a table declaration"
+            " (at line 1, column 19)",
+            id="toml",
+        ),
+    ],
+)
+def test_a_configuration_file_that_cannot_be_parsed_is_one_line_and_exit_2(
+    tmp_path: Path, cache_dir: Path, name: str, text: str, line: str
+) -> None:
+    (tmp_path / ".git").mkdir()
+    project = project_with(tmp_path, app__py=APP, **{name.replace(".", "__"): text})
+    for args in (["check"], ["report"], ["lock", "--check"], ["check", "--config-file", name]):
+        result = lgstate(project, cache_dir, *args)
+        assert (result.returncode, result.stdout, result.stderr.splitlines()) == (2, "", [line])
+
+
+def test_the_plugins_section_is_read_without_a_mypy_section(tmp_path: Path, cache_dir: Path) -> None:
+    # A team that runs pyright or ty: mypy itself would not read this file at all.
+    (tmp_path / ".git").mkdir()
+    project = project_with(tmp_path, app__py=APP, pyproject__toml='[tool.mypy_lgstate]\nprofile = "msgpack"\n')
+    result = lgstate(project, cache_dir, "check")
+    assert (result.returncode, result.stdout.splitlines()) == (1, APP_MSGPACK_TEXT)
+    result = lgstate(project, cache_dir, "check", "--config-file", "pyproject.toml")
+    assert (result.returncode, result.stdout.splitlines(), result.stderr) == (1, APP_MSGPACK_TEXT, "")
+    (project / "pyproject.toml").write_text('[tool.mypy_lgstate]\nprofile = "yaml"\n')
+    result = lgstate(project, cache_dir, "check")
+    assert (result.returncode, result.stdout, result.stderr.splitlines()) == (
+        2, "", ['pyproject.toml: [tool.mypy_lgstate]: profile: must be "json" or "msgpack", not "yaml"']
+    )
 
 
 # Errors: exit status 2 and one line --------------------------------------------------------------
