@@ -644,6 +644,34 @@ def test_report_lists_an_agents_middleware_hooks(tmp_path: Path, cache_dir: Path
     ]
 
 
+RESUME = """\
+from langgraph.graph import StateGraph
+from langgraph.types import Command
+from typing_extensions import TypedDict
+
+
+class State(TypedDict):
+    answer: str
+
+
+graph = StateGraph(State).compile()
+graph.invoke(Command(resume="yes"))
+graph.invoke({"answer": "no"})
+"""
+
+
+def test_report_lists_a_resume_once_with_its_graph(tmp_path: Path, cache_dir: Path) -> None:
+    # invoke(Command(resume=...)): the write site is the resume value, not the input as well.
+    result = lgstate(project_with(tmp_path, resume__py=RESUME), cache_dir, "report")
+    assert result.stdout.splitlines()[-5:] == [
+        "write sites",
+        "  Command.resume (resume.py:11) (graph resume.State)",
+        "  invoke.input (resume.py:12) (graph resume.State)",
+        "",
+        "1 graph, nodes checked 0/0 (unchecked 0, opaque 0), 2 write sites, 0 findings",
+    ]
+
+
 def test_report_markdown(tmp_path: Path, cache_dir: Path) -> None:
     project = project_with(tmp_path, graph__py=GRAPH)
     lines = lgstate(project, cache_dir, "report", "--format", "markdown").stdout.splitlines()
@@ -659,7 +687,7 @@ def test_report_on_the_example_application_is_the_one_the_readme_shows(cache_dir
     assert result.returncode == 0
     assert '  unchecked node lookup_customer (examples/triage/graph.py:56): returns "dict[str, Any]"' in lines
     assert "  checked   node FollowUp.after_model (examples/triage/assistant.py:42)" in lines
-    assert lines[-1] == "3 graphs, nodes checked 7/8 (unchecked 1, opaque 0), 10 write sites, 13 findings"
+    assert lines[-1] == "3 graphs, nodes checked 7/8 (unchecked 1, opaque 0), 9 write sites, 13 findings"
     assert f"```text\n{result.stdout}```" in (ROOT / "README.md").read_text()
 
 
