@@ -10,6 +10,7 @@ from __future__ import annotations
 import configparser
 import json
 import os
+import re
 import subprocess
 import sys
 import venv
@@ -389,6 +390,26 @@ def test_sarif_format(tmp_path: Path, cache_dir: Path) -> None:
     assert result.returncode == 1
 
 
+def test_gitlab_format(tmp_path: Path, cache_dir: Path) -> None:
+    project = project_with(tmp_path, app__py=APP)
+    result = lgstate(project, cache_dir, "check", "--format", "gitlab")
+    report = json.loads(result.stdout)
+    assert [
+        (issue["check_name"], issue["location"], issue["description"], issue["severity"])
+        for issue in report
+    ] == [
+        (code, {"path": "app.py", "lines": {"begin": line}}, message, "major")
+        for line, _, code, message in APP_JSON_FINDINGS
+    ]
+    assert result.returncode == 1
+    # A fingerprint per finding, that stays when lines above it move (GitLab tracks issues by it).
+    (project / "app.py").write_text("# A comment above everything.\n" + APP)
+    moved = json.loads(lgstate(project, cache_dir, "check", "--format", "gitlab").stdout)
+    assert [issue["location"]["lines"]["begin"] for issue in moved] == [10, 23, 24, 26]
+    assert [i["fingerprint"] for i in moved] == [i["fingerprint"] for i in report]
+    assert len({issue["fingerprint"] for issue in report}) == len(report)
+
+
 def test_clean_program_passes_in_every_format(tmp_path: Path, cache_dir: Path) -> None:
     code = APP.replace("datetime.now()", '"2024-01-01"').replace(": datetime", ": str")
     code = code.replace("tuple[int, int]", "list[int]")
@@ -402,6 +423,8 @@ def test_clean_program_passes_in_every_format(tmp_path: Path, cache_dir: Path) -
             assert json.loads(result.stdout)["runs"][0]["results"] == []
         elif output_format == "github":
             assert result.stdout.strip() == ""
+        elif output_format == "gitlab":
+            assert json.loads(result.stdout) == []
 
 
 # Nothing checked is never a pass -----------------------------------------------------------------
@@ -524,12 +547,67 @@ def test_bad_option_is_one_line_and_exit_2(tmp_path: Path, cache_dir: Path) -> N
         ]
 
 
-def test_usage_errors_exit_2(tmp_path: Path, cache_dir: Path) -> None:
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["check", "--profile", "yaml"],
+         "argument --profile: invalid choice: 'yaml' (choose from 'json', 'msgpack')"),
+        (["report", "--format", "sarif"],
+         "argument --format: invalid choice: 'sarif' (choose from 'text', 'json', 'markdown')"),
+        (["check", "--foo"], "unrecognized arguments: --foo (mypy's own flags go after --)"),
+        (["lock", "--format", "json"],
+         "unrecognized arguments: --format (mypy's own flags go after --)"),
+        (["check", "--config-file", "missing.ini"], "--config-file missing.ini: no such file"),
+        (["report", "--", "--no-such-flag"], "mypy: unrecognized arguments: --no-such-flag"),
+    ],
+)
+def test_usage_errors_are_the_subcommands_usage_and_one_line(
+    tmp_path: Path, cache_dir: Path, args: list[str], error: str
+) -> None:
+    result = lgstate(project_with(tmp_path, app__py=APP), cache_dir, *args)
+    lines = result.stderr.splitlines()
+    assert (result.returncode, result.stdout) == (2, "")
+    assert lines[0].startswith(f"usage: lgstate {args[0]} [-h]")
+    assert lines[-1] == f"lgstate {args[0]}: error: {error}"
+    assert not [line for line in lines[1:-1] if not line.startswith(" ")]  # the usage goes on
+
+
+def test_mypys_own_flags_after_a_double_dash(tmp_path: Path, cache_dir: Path) -> None:
     project = project_with(tmp_path, app__py=APP)
-    assert lgstate(project, cache_dir, "check", "--profile", "yaml").returncode == 2
-    assert lgstate(project, cache_dir, "report", "--format", "sarif").returncode == 2
-    missing = lgstate(project, cache_dir, "check", "--config-file", "missing.ini")
-    assert missing.returncode == 2 and "missing.ini" in missing.stderr
+    result = lgstate(project, cache_dir, "check", "--", "--disable-error-code", "lgstate-lossy")
+    assert result.stdout.splitlines() == [
+        *(line for line in APP_TEXT[:-1] if "[lgstate-lossy]" not in line),
+        "Found 3 errors in 1 file (checked 1 source file)",
+    ]
+    assert result.returncode == 1
+
+
+def test_output_file_quiet_and_exit_zero(
+    tmp_path: Path,
+    cache_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    project_with(tmp_path, app__py=APP)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MYPY_CACHE_DIR", str(cache_dir))
+    monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)  # a slow run would say so, but for --quiet
+    args = ["check", "--format", "json", "--output-file", "out/findings.json", "--quiet"]
+    (tmp_path / "out").mkdir()
+    assert cli.main(args) == 1
+    assert capsys.readouterr() == ("", "")
+    assert len(json.loads((tmp_path / "out" / "findings.json").read_text())) == len(APP_JSON_FINDINGS)
+    assert cli.main([*args, "--exit-zero"]) == 0
+    assert cli.main(["report", "-q", "--output-file", "out/report.txt"]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert (tmp_path / "out" / "report.txt").read_text().startswith("graph app.Ticket (app.py:21)\n")
+    # --exit-zero never hides that nothing could be checked.
+    (tmp_path / "broken.py").write_text("x = (\n")
+    assert cli.main([*args, "--exit-zero"]) == 2
+    assert cli.main(["check", "-q", "--output-file", "missing/findings.txt", "app.py"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "lgstate: missing/findings.txt: cannot write the output file: No such file or directory"
+    )
 
 
 def test_slow_run_says_what_it_does_on_stderr(
@@ -709,6 +787,19 @@ def test_pre_commit_hook_runs_lgstate_check() -> None:
     [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert (hook["id"], hook["entry"], hook["language"]) == ("lgstate", "lgstate check", "python")
     assert hook["pass_filenames"] is False
+
+
+def test_pre_commit_hook_runs_when_only_the_lock_or_the_configuration_changes() -> None:
+    # pre-commit runs a hook when a staged file matches its `files` regex (re.search) and its
+    # `types` (none here: every file).
+    [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert "types" not in hook and "types_or" not in hook
+    selected = [
+        "app.py", "pkg/state.pyi", "lgstate.lock", "locks/state.lock", "pyproject.toml",
+        "setup.cfg", "mypy.ini", "ci/.mypy.ini",
+    ]
+    assert [name for name in selected if not re.search(hook["files"], name)] == []
+    assert [name for name in ["README.md", "docs/x.txt", "app.py.orig"] if re.search(hook["files"], name)] == []
 
 
 def test_console_script_is_declared() -> None:
