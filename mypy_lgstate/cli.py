@@ -4,8 +4,9 @@ run pyright or ty instead of mypy (``python -m mypy_lgstate`` is the same comman
 Each subcommand runs mypy's build in this process, with the plugin enabled whether or not the
 project's mypy configuration lists it, and keeps only the plugin's findings (their codes start with
 ``lgstate-``): mypy's own errors never show and never change the exit status. Exit status: 0 with no
-findings, 1 with findings (``check``), 2 for a usage or configuration error, or code mypy cannot
-parse; one line on stderr, no traceback. ``docs/cli.md`` explains the choices.
+findings, 1 with findings (``check``), 2 when nothing could be checked: a usage or configuration
+error, code mypy cannot parse, or LangGraph / LangChain imports mypy cannot find; one line on
+stderr, no traceback. ``docs/cli.md`` explains the choices.
 
 A subcommand is one function registered with ``@subcommand``.
 """

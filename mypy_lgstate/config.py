@@ -2,7 +2,10 @@
 
 ``[tool.mypy_lgstate]`` in pyproject.toml, ``[mypy_lgstate]`` in mypy.ini / setup.cfg / .mypy.ini.
 A bad option stops mypy with one line that names the file, the section and the option, like mypy's own
-configuration errors; it never ends in a traceback.
+configuration errors; it never ends in a traceback. So does a file that cannot be parsed.
+
+``find_config_file`` is the discovery of ``lgstate`` and of the runtime checker, which also take a
+file that has the plugin's section and no mypy section (docs/cli.md).
 """
 
 from __future__ import annotations
