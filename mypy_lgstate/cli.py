@@ -523,6 +523,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
         )
         if command.arguments is not None:
             command.arguments(sub)
+        sub.usage = sub.format_usage().removeprefix("usage: ").rstrip() + " [-- MYPY_FLAGS ...]"
         sub.set_defaults(run=command.run)
     return top, subparsers
 
