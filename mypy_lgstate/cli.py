@@ -148,15 +148,44 @@ def _lock_arguments(parser: argparse.ArgumentParser) -> None:
     output_file=False,
 )
 def lock(args: argparse.Namespace) -> int:
+    # The lock file is read before the build: a path that cannot be used, or a broken file under
+    # --check, is reported at once rather than after mypy has run.
+    path, shown, old = _lock_file(*_lgstate_config(args.config_file), writing=not args.check)
+    if args.check and old is not None:
+        try:
+            lockfile.parse_lock(old, shown)
+        except lockfile.LockFileError as error:
+            print(error)
+            return 1
     roots: lockfile.LockData = {}
     outcome = run_mypy(args, lock_roots=roots)
-    path = lockfile.lock_path(outcome.config.lock_file, outcome.config_file)
+    if lockfile.lock_path(outcome.config.lock_file, outcome.config_file) != path:
+        # No file upward, and mypy found its user configuration file: the options came from there.
+        path, shown, old = _lock_file(outcome.config_file, outcome.config, writing=not args.check)
+    return _finish_lock(args, outcome, roots, path, shown, old)
+
+
+def _lock_file(
+    config_file: str | None, options: config.LGStateConfig, *, writing: bool
+) -> tuple[str, str, bytes | None]:
+    """The lock file's path, as messages show it, and its bytes (``None`` when there is none)."""
+    path = lockfile.lock_path(options.lock_file, config_file)
     shown = lockfile.shown_path(path)
+    return path, shown, _read_lock_text(path, shown, writing=writing)
+
+
+def _finish_lock(
+    args: argparse.Namespace,
+    outcome: Outcome,
+    roots: lockfile.LockData,
+    path: str,
+    shown: str,
+    old: bytes | None,
+) -> int:
     text = lockfile.render(roots)
     classes = sum(len(classes) for classes in roots.values())
     summary = f"{_count(len(roots), 'graph-state root')}, {_count(classes, 'checkpointed class')}"
     if args.check:
-        old = _read_lock_text(path, shown)
         if old is None:
             print(f"{shown} is missing: run lgstate lock to write it ({summary})")
             return 1
@@ -166,7 +195,7 @@ def lock(args: argparse.Namespace) -> int:
         try:
             locked = lockfile.parse_lock(old, shown).roots
         except lockfile.LockFileError as error:
-            print(f"{error}")
+            print(error)
             return 1
         changes = lockdiff.changes(
             locked,
@@ -179,8 +208,7 @@ def lock(args: argparse.Namespace) -> int:
         for line in lockdiff.as_lines(changes):
             print(line)
         return 1
-    old = _read_lock_text(path, shown) if not roots else None
-    if old is not None:
+    if not roots and old is not None:
         try:
             had = len(lockfile.parse_lock(old, shown).roots)
         except lockfile.LockFileError:
@@ -201,18 +229,21 @@ def lock(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_lock_text(path: str, shown: str) -> bytes | None:
-    """The lock file's bytes, ``None`` when there is none; a path that cannot be read (a
-    directory, a symbolic link to nothing) is a usage error."""
+def _read_lock_text(path: str, shown: str, *, writing: bool) -> bytes | None:
+    """The lock file's bytes, ``None`` when there is none. A path that can be neither read nor
+    written (a directory, a symbolic link to a missing folder) is a usage error."""
+    verb = "write" if writing else "read"
     try:
         with open(path, "rb") as f:
             return f.read()
     except FileNotFoundError as error:
-        if os.path.islink(path):
-            raise UsageError(f"{shown}: cannot read the lock file: {_os_error(error, path)}") from None
+        if os.path.islink(path) and not (
+            writing and os.path.isdir(os.path.dirname(os.path.realpath(path)))
+        ):
+            raise UsageError(f"{shown}: cannot {verb} the lock file: {_os_error(error, path)}") from None
         return None
     except OSError as error:
-        raise UsageError(f"{shown}: cannot read the lock file: {_os_error(error, path)}") from None
+        raise UsageError(f"{shown}: cannot {verb} the lock file: {_os_error(error, path)}") from None
 
 
 def _os_error(error: OSError, path: str) -> str:
