@@ -83,6 +83,9 @@ def test_the_fixture_reports_a_bad_option(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*pyproject.toml: [[]tool.mypy_lgstate[]]: strict: unknown option*"])
     result.stdout.no_fnmatch_line("*Traceback*")
+    # Once (the summary line shortens it), and not chained to the ConfigError.
+    assert len([line for line in result.stdout.lines if "strict: unknown option (known" in line]) == 1
+    result.stdout.no_fnmatch_line("*During handling of the above exception*")
 
 
 def test_the_fixture_reports_a_file_that_cannot_be_parsed_once(pytester: pytest.Pytester) -> None:
