@@ -421,8 +421,13 @@ def _missing_libraries(result: BuildResult) -> str | None:
             continue
         for module in state.suppressed:
             package = module.partition(".")[0]
-            if package in REQUIRED_LIBRARIES and package not in missing and (
-                result.manager.missing_modules.get(module) != SuppressionReason.SKIPPED
+            # Only the package itself: a missing subpackage of another distribution
+            # (langgraph.checkpoint.postgres) does not keep the graphs from being recognized.
+            if (
+                package in REQUIRED_LIBRARIES
+                and package not in missing
+                and package not in result.graph
+                and result.manager.missing_modules.get(module) != SuppressionReason.SKIPPED
             ):
                 line = state.dep_line_map.get(module, 1)
                 missing[package] = f"{os.path.normpath(state.xpath)}:{line}"

@@ -455,7 +455,12 @@ def test_without_langgraph_every_subcommand_stops_with_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     lock = lockfile.render({"app.Ticket": {"Ticket": {"class": ["app", "Ticket"], "kind": "TypedDict"}}})
-    project = project_with(tmp_path, app__py=APP, lgstate__lock=lock)
+    # A missing subpackage of another distribution is not a missing langgraph.
+    project = project_with(tmp_path, app__py=APP, other__py="import langgraph.checkpoint.nowhere\n")
+    result = lgstate(project, cache_dir, "check")
+    assert (result.returncode, result.stdout.splitlines()[-1]) == (1, APP_TEXT[-1].replace("1 source file", "2 source files"))
+    (project / "other.py").unlink()
+    (project / "lgstate.lock").write_text(lock)
     # The installed script once; the other subcommands through the same main(), in this process.
     result = lgstate(project, cache_dir, "check", "--", "--python-executable", bare_python)
     assert (result.returncode, result.stdout, result.stderr) == (2, "", MISSING_LANGGRAPH + "\n")
