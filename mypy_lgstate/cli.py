@@ -4,8 +4,9 @@ run pyright or ty instead of mypy (``python -m mypy_lgstate`` is the same comman
 Each subcommand runs mypy's build in this process, with the plugin enabled whether or not the
 project's mypy configuration lists it, and keeps only the plugin's findings (their codes start with
 ``lgstate-``): mypy's own errors never show and never change the exit status. Exit status: 0 with no
-findings, 1 with findings (``check``), 2 for a usage or configuration error, or code mypy cannot
-parse; one line on stderr, no traceback. ``docs/cli.md`` explains the choices.
+findings, 1 with findings (``check``), 2 when nothing could be checked: a usage or configuration
+error, code mypy cannot parse, or LangGraph / LangChain imports mypy cannot find; one line on
+stderr, no traceback. ``docs/cli.md`` explains the choices.
 
 A subcommand is one function registered with ``@subcommand``.
 """
@@ -13,6 +14,7 @@ A subcommand is one function registered with ``@subcommand``.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -22,15 +24,17 @@ from contextlib import contextmanager
 from typing import Final, NamedTuple
 
 import mypy.version
-from mypy.build import build
+from mypy.build import BuildResult, SuppressionReason, build
 from mypy.errors import CompileError
 from mypy.main import process_options
+from mypy.lookup import lookup_fully_qualified
 from mypy.modulefinder import BuildSource
+from mypy.nodes import TypeAlias, TypeInfo
 from mypy.options import Options
 from mypy.plugin import Plugin, ReportConfigContext
 
 import mypy_lgstate
-from mypy_lgstate import checks, config, coverage, lockfile
+from mypy_lgstate import checks, config, coverage, lockdiff, lockfile
 from mypy_lgstate.findings import FORMATS, Finding, parse_mypy_json
 from mypy_lgstate import plugin as lgstate_plugin
 from mypy_lgstate.plugin import LIBRARY_DIRS
@@ -47,11 +51,21 @@ class UsageError(Exception):
     """A problem the user must fix before anything can be checked: the message is the whole line."""
 
 
+class ConfigFileError(UsageError):
+    """A configuration file that cannot be parsed, or a bad option: the line names the file, as
+    mypy's own configuration errors do (and as the plugin reports them in a mypy run)."""
+
+
+class ArgumentError(UsageError):
+    """A bad command line: shown after the subcommand's usage, as argparse shows its own errors."""
+
+
 class Subcommand(NamedTuple):
     help: str
     formats: tuple[str, ...]
     run: Callable[[argparse.Namespace], int]
     arguments: Callable[[argparse.ArgumentParser], None] | None
+    output_file: bool
 
 
 SUBCOMMANDS: dict[str, Subcommand] = {}
@@ -63,12 +77,14 @@ def subcommand(
     help: str,
     formats: Sequence[str],
     arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+    output_file: bool = True,
 ) -> Callable[[Callable[[argparse.Namespace], int]], Callable[[argparse.Namespace], int]]:
-    """Register ``lgstate NAME``. Every subcommand takes PATHS and ``--config-file``, and
-    ``--format`` when it has ``formats`` (the first is the default); ``arguments`` adds its own."""
+    """Register ``lgstate NAME``. Every subcommand takes PATHS, ``--config-file``, ``--quiet`` and
+    mypy's own flags after ``--``; ``--format`` when it has ``formats`` (the first is the default),
+    ``--output-file`` unless ``output_file`` is false; ``arguments`` adds its own."""
 
     def register(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-        SUBCOMMANDS[name] = Subcommand(help, tuple(formats), run, arguments)
+        SUBCOMMANDS[name] = Subcommand(help, tuple(formats), run, arguments, output_file)
         return run
 
     return register
@@ -77,11 +93,16 @@ def subcommand(
 # Subcommands ------------------------------------------------------------------------------------
 
 
-def _profile_argument(parser: argparse.ArgumentParser) -> None:
+def _check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--profile",
         choices=config.PROFILES,
         help="the serializer rules to apply, instead of the configured profile",
+    )
+    parser.add_argument(
+        "--exit-zero",
+        action="store_true",
+        help="exit 0 even when there are findings (2 still means nothing could be checked)",
     )
 
 
@@ -89,12 +110,12 @@ def _profile_argument(parser: argparse.ArgumentParser) -> None:
     "check",
     help="report the values that will not survive a checkpoint (exit 1 when there are some)",
     formats=tuple(FORMATS),
-    arguments=_profile_argument,
+    arguments=_check_arguments,
 )
 def check(args: argparse.Namespace) -> int:
-    outcome = run_mypy(args.paths, args.config_file, profile=args.profile)
-    print(FORMATS[args.format](outcome.findings, outcome.checked))
-    return 1 if outcome.findings else 0
+    outcome = run_mypy(args, profile=args.profile)
+    _output(args, FORMATS[args.format](outcome.findings, outcome.checked))
+    return 1 if outcome.findings and not args.exit_zero else 0
 
 
 @subcommand(
@@ -104,12 +125,13 @@ def check(args: argparse.Namespace) -> int:
 )
 def report(args: argparse.Namespace) -> int:
     recorder = coverage.CoverageRecorder()
-    outcome = run_mypy(args.paths, args.config_file, recorder=recorder)
-    print(coverage.FORMATS[args.format](recorder, len(outcome.findings)))
+    # The report does not need the lock file: a broken one must not stop it.
+    outcome = run_mypy(args, recorder=recorder, lock_optional=True)
+    _output(args, coverage.FORMATS[args.format](recorder, len(outcome.findings)))
     return 0
 
 
-def _check_argument(parser: argparse.ArgumentParser) -> None:
+def _lock_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--check",
         action="store_true",
@@ -122,33 +144,113 @@ def _check_argument(parser: argparse.ArgumentParser) -> None:
     help="record the checkpointed classes of every graph state in the lock file (lgstate-drift"
     " reports incompatible changes to them)",
     formats=(),
-    arguments=_check_argument,
+    arguments=_lock_arguments,
+    output_file=False,
 )
 def lock(args: argparse.Namespace) -> int:
+    # The lock file is read before the build: a path that cannot be used, or a broken file under
+    # --check, is reported at once rather than after mypy has run.
+    path, shown, old = _lock_file(*_lgstate_config(args.config_file), writing=not args.check)
+    if args.check and old is not None:
+        try:
+            lockfile.parse_lock(old, shown)
+        except lockfile.LockFileError as error:
+            print(error)
+            return 1
     roots: lockfile.LockData = {}
-    outcome = run_mypy(args.paths, args.config_file, lock_roots=roots)
-    options = config.load_config(outcome.config_file)
-    path = lockfile.lock_path(options.lock_file, outcome.config_file)
-    shown = os.path.relpath(path)
+    outcome = run_mypy(args, lock_roots=roots)
+    if lockfile.lock_path(outcome.config.lock_file, outcome.config_file) != path:
+        # No file upward, and mypy found its user configuration file: the options came from there.
+        path, shown, old = _lock_file(outcome.config_file, outcome.config, writing=not args.check)
+    return _finish_lock(args, outcome, roots, path, shown, old)
+
+
+def _lock_file(
+    config_file: str | None, options: config.LGStateConfig, *, writing: bool
+) -> tuple[str, str, bytes | None]:
+    """The lock file's path, as messages show it, and its bytes (``None`` when there is none)."""
+    path = lockfile.lock_path(options.lock_file, config_file)
+    shown = lockfile.shown_path(path)
+    return path, shown, _read_lock_text(path, shown, writing=writing)
+
+
+def _finish_lock(
+    args: argparse.Namespace,
+    outcome: Outcome,
+    roots: lockfile.LockData,
+    path: str,
+    shown: str,
+    old: bytes | None,
+) -> int:
     text = lockfile.render(roots)
     classes = sum(len(classes) for classes in roots.values())
     summary = f"{_count(len(roots), 'graph-state root')}, {_count(classes, 'checkpointed class')}"
     if args.check:
-        try:
-            with open(path, encoding="utf-8") as f:
-                current = f.read() == text
-        except FileNotFoundError:
+        if old is None:
             print(f"{shown} is missing: run lgstate lock to write it ({summary})")
             return 1
-        if not current:
-            print(f"{shown} is stale: review the changes, then run lgstate lock to accept them")
+        if old == text.encode():
+            print(f"{shown} is current ({summary})")
+            return 0
+        try:
+            locked = lockfile.parse_lock(old, shown).roots
+        except lockfile.LockFileError as error:
+            print(error)
             return 1
-        print(f"{shown} is current ({summary})")
-        return 0
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+        changes = lockdiff.changes(
+            locked,
+            roots,
+            json_profile=outcome.config.profile == "json",
+            importable=outcome.importable,
+        )
+        print(f"{shown} is stale: {lockdiff.summary(changes)}; review the changes, then run"
+              " lgstate lock to accept them")
+        for line in lockdiff.as_lines(changes):
+            print(line)
+        return 1
+    if not roots and old is not None:
+        try:
+            had = len(lockfile.parse_lock(old, shown).roots)
+        except lockfile.LockFileError:
+            had = 0  # a broken file can always be written again
+        if had:
+            raise UsageError(
+                f"{shown} records {_count(had, 'graph-state root')} and this run found none, so it"
+                " was not replaced: check the paths and mypy's configured files (delete the file to"
+                " start over)"
+            )
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as error:
+        raise UsageError(f"{shown}: cannot write the lock file: {_os_error(error, path)}") from None
     print(f"wrote {shown} ({summary})")
     return 0
+
+
+def _read_lock_text(path: str, shown: str, *, writing: bool) -> bytes | None:
+    """The lock file's bytes, ``None`` when there is none. A path that can be neither read nor
+    written (a directory, a symbolic link to a missing folder) is a usage error."""
+    verb = "write" if writing else "read"
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError as error:
+        if os.path.islink(path) and not (
+            writing and os.path.isdir(os.path.dirname(os.path.realpath(path)))
+        ):
+            raise UsageError(f"{shown}: cannot {verb} the lock file: {_os_error(error, path)}") from None
+        return None
+    except OSError as error:
+        raise UsageError(f"{shown}: cannot {verb} the lock file: {_os_error(error, path)}") from None
+
+
+def _os_error(error: OSError, path: str) -> str:
+    problem = error.strerror or str(error)
+    if os.path.islink(path) and not os.path.exists(path):
+        problem += f" (a symbolic link to {os.readlink(path)}, which does not exist)"
+    return problem
 
 
 def _count(number: int, noun: str) -> str:
@@ -156,27 +258,56 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" + ("" if number == 1 else plural)
 
 
+def _output(args: argparse.Namespace, text: str) -> None:
+    """The result, on stdout or in ``--output-file``."""
+    if args.output_file is None:
+        print(text)
+        return
+    try:
+        with open(args.output_file, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    except OSError as error:
+        raise UsageError(
+            f"{args.output_file}: cannot write the output file: {_os_error(error, args.output_file)}"
+        ) from None
+
+
 # Running mypy -----------------------------------------------------------------------------------
+
+# The libraries the checks recognize the graphs by: when the checked code imports one of them and mypy
+# cannot find it, no graph is recognized and every check would pass. Their distributions' names.
+REQUIRED_LIBRARIES: Final = {
+    "langgraph": "langgraph",
+    "langchain": "langchain",
+    "langchain_core": "langchain-core",
+}
 
 
 class Outcome(NamedTuple):
     findings: list[Finding]
     checked: int  # source files given to mypy
-    config_file: str | None  # the mypy configuration file read, if any
+    config_file: str | None  # the configuration file the plugin's options come from, if any
+    config: config.LGStateConfig  # those options (without --profile)
+    importable: Callable[[str], bool]  # whether a class fullname names a class the build found
 
 
 def run_mypy(
-    paths: Sequence[str],
-    config_file: str | None,
+    args: argparse.Namespace,
     *,
     profile: config.Profile | None = None,
     recorder: coverage.CoverageRecorder | None = None,
     lock_roots: lockfile.LockData | None = None,
+    lock_optional: bool = False,
 ) -> Outcome:
-    """Run mypy's build on ``paths`` (else the configured ``files``, else the current directory).
+    """Run mypy's build on ``args.paths`` (else the configured ``files``, else the current
+    directory), with ``args.config_file`` and the mypy flags given after ``--``.
 
-    ``lock_roots`` receives the snapshot of every graph-state root (``lgstate lock``)."""
-    sources, options = _mypy_options(paths, config_file)
+    ``lock_roots`` receives the snapshot of every graph-state root (``lgstate lock``);
+    ``lock_optional`` reads a lock file that cannot be read as no lock file (``lgstate report``)."""
+    config_file, options_config = _lgstate_config(args.config_file)
+    sources, options = _mypy_options(args, config_file)
+    if options.config_file != config_file:  # none found upward: mypy's user configuration file
+        config_file, options_config = _lgstate_config(options.config_file)
     findings: list[Finding] = []
     # mypy's own errors: hidden, unless one of them stopped the build (code mypy cannot parse).
     others: list[str] = []
@@ -191,13 +322,14 @@ def run_mypy(
 
     # Like the coverage report, the snapshots come from hooks, which cached modules do not fire.
     recording = recorder is not None or lock_roots is not None
-    with _installed(profile, recorder, lock_roots), _progress(len(sources), options.cache_dir):
+    progress = _progress(len(sources), options.cache_dir, quiet=args.quiet)
+    with _installed(profile, recorder, lock_roots, lock_optional), progress:
         extra_plugins: list[Plugin] = [_CommandPlugin(options, recording=recording)]
         if PLUGIN not in options.plugins or not options.config_file:
             # mypy loads the plugins its configuration lists, and only from a configuration file.
             extra_plugins.append(lgstate_plugin.plugin(mypy.version.__version__)(options))
         try:
-            build(
+            result = build(
                 sources,
                 options,
                 flush_errors=flush_errors,
@@ -207,29 +339,109 @@ def run_mypy(
             )
         except CompileError as error:
             raise UsageError(_blocking_message([*others, *error.messages])) from None
-    return Outcome(findings, len(sources), options.config_file)
+    missing = _missing_libraries(result)
+    if missing:
+        raise UsageError(missing)
+
+    def importable(fullname: str) -> bool:
+        sym = lookup_fully_qualified(fullname, result.files)
+        return sym is not None and isinstance(sym.node, (TypeInfo, TypeAlias))
+
+    return Outcome(findings, len(sources), config_file, options_config, importable)
+
+
+def _lgstate_config(explicit: str | None) -> tuple[str | None, config.LGStateConfig]:
+    """The file the plugin's options come from (``--config-file``, else the first file upward with
+    a mypy section or a ``mypy_lgstate`` one), and those options: a file that cannot be parsed, or
+    a bad option, stops the command before mypy reads anything."""
+    if explicit is not None and not os.path.isfile(explicit):
+        problem = "is a directory" if os.path.isdir(explicit) else "no such file"
+        raise ArgumentError(f"--config-file {explicit}: {problem}")
+    config_file = explicit if explicit is not None else config.find_config_file()
+    try:
+        return config_file, config.read_config(config_file)
+    except config.ConfigError as error:
+        raise ConfigFileError(str(error)) from None
 
 
 def _mypy_options(
-    paths: Sequence[str], config_file: str | None
+    args: argparse.Namespace, config_file: str | None
 ) -> tuple[list[BuildSource], Options]:
-    """mypy's own reading of its command line and configuration, then what this command needs."""
-    flags = ["--config-file", config_file] if config_file else []
-    # mypy prints its own usage errors (a missing file or config file) with exit status 2.
-    sources, options = process_options(
-        [*flags, *paths], stdout=sys.stderr, stderr=sys.stderr, require_targets=False,
-        program="lgstate",
-    )
-    if not sources and not paths:
-        sources, options = process_options(
-            [*flags, os.curdir], stdout=sys.stderr, stderr=sys.stderr, program="lgstate"
-        )
+    """mypy's own reading of its command line and configuration, then what this command needs.
+
+    mypy reads its options from ``config_file`` when the file has a mypy section, and from no file
+    when it has only the plugin's (a project that runs pyright or ty): that is where the command
+    found the plugin's options, and mypy must not go looking further up for another file."""
+    if config_file is None:
+        flags = []
+    else:
+        flags = ["--config-file", config_file if config.has_mypy_section(config_file) else ""]
+    flags += args.mypy_flags
+    sources, options = _process_options([*flags, *args.paths], require_targets=False)
+    if not sources and not args.paths:
+        sources, options = _process_options([*flags, os.curdir], require_targets=True)
+    if config_file is not None:  # the plugin reads its options from ``options.config_file``
+        options.config_file = config_file
     options.output = "json"  # one finding per line, with its code, whatever the user's options
     # The profile override and the coverage recorder live in this process: no worker processes.
     options.num_workers = 0
     if options.cache_dir != os.devnull:
         options.cache_dir = os.path.join(options.cache_dir, CACHE_SUBDIR)
     return sources, options
+
+
+def _process_options(
+    arguments: list[str], *, require_targets: bool
+) -> tuple[list[BuildSource], Options]:
+    """mypy's ``process_options``, whose usage errors (a bad flag after ``--``, a missing file)
+    become this subcommand's: its usage and one line."""
+    captured = io.StringIO()
+    try:
+        result = process_options(
+            arguments, stdout=sys.stderr, stderr=captured, require_targets=require_targets,
+            program="mypy",
+        )
+    except SystemExit as exit:
+        if not exit.code:  # --help or --version after --: mypy printed them
+            raise
+        lines = [line for line in captured.getvalue().splitlines() if line.strip()]
+        errors = [line.partition(": error: ")[2] for line in lines if ": error: " in line]
+        message = errors[-1] if errors else (lines[-1] if lines else f"exit status {exit.code}")
+        raise ArgumentError(f"mypy: {message}") from None
+    sys.stderr.write(captured.getvalue())  # mypy's warnings (an unknown option in its section)
+    return result
+
+
+def _missing_libraries(result: BuildResult) -> str | None:
+    """The line that stops the command when the checked code imports LangGraph or LangChain and
+    mypy cannot find them (an environment without them, such as pre-commit's own), else None."""
+    missing: dict[str, str] = {}  # package -> where the checked code first imports it
+    for state in sorted(result.graph.values(), key=lambda state: state.xpath):
+        if state.path is None or any(library in state.path for library in LIBRARY_DIRS):
+            continue
+        for module in state.suppressed:
+            package = module.partition(".")[0]
+            # Only the package itself: a missing subpackage of another distribution
+            # (langgraph.checkpoint.postgres) does not keep the graphs from being recognized.
+            if (
+                package in REQUIRED_LIBRARIES
+                and package not in missing
+                and package not in result.graph
+                and result.manager.missing_modules.get(module) != SuppressionReason.SKIPPED
+            ):
+                line = state.dep_line_map.get(module, 1)
+                missing[package] = f"{os.path.normpath(state.xpath)}:{line}"
+    if not missing:
+        return None
+    packages = sorted(missing)
+    where = missing[packages[0]]
+    names = " and ".join(packages)
+    install = " and ".join(REQUIRED_LIBRARIES[package] for package in packages)
+    pronoun = "it" if len(packages) == 1 else "them"
+    return (
+        f"mypy cannot find {names} (imported at {where}), so nothing was checked: install {install}"
+        f" next to mypy-lgstate (pre-commit: list {pronoun} in the hook's additional_dependencies)"
+    )
 
 
 class _CommandPlugin(Plugin):
@@ -258,19 +470,25 @@ def _installed(
     profile: config.Profile | None,
     recorder: coverage.CoverageRecorder | None,
     lock_roots: lockfile.LockData | None,
+    lock_optional: bool,
 ) -> Iterator[None]:
     """The profile override, the recorder and the lock's snapshots, for one build."""
     config.profile_override, checks.recorder, lockfile.collected = profile, recorder, lock_roots
+    lockfile.optional = lock_optional
     try:
         yield
     finally:
         config.profile_override, checks.recorder, lockfile.collected = None, None, None
+        lockfile.optional = False
 
 
 @contextmanager
-def _progress(sources: int, cache_dir: str) -> Iterator[None]:
+def _progress(sources: int, cache_dir: str, *, quiet: bool) -> Iterator[None]:
     """One line on stderr when the build is still running after a few seconds (a first run, without
-    a cache, analyses LangGraph and its dependencies)."""
+    a cache, analyses LangGraph and its dependencies); none with ``--quiet``."""
+    if quiet:
+        yield
+        return
     files = f"{sources} source file" + ("" if sources == 1 else "s")
     cache = "no cache" if cache_dir == os.devnull else f"cache in {cache_dir}"
     line = f"lgstate: checking {files} with mypy ({cache}; a first run takes longest)"
@@ -300,37 +518,69 @@ def _blocking_message(messages: list[str]) -> str:
 # Entry point ------------------------------------------------------------------------------------
 
 
-def parser() -> argparse.ArgumentParser:
+def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The command's parser, and each subcommand's (for its usage errors)."""
     top = argparse.ArgumentParser(
         prog="lgstate",
         description="Find LangGraph state that will not survive a checkpoint, with mypy's engine.",
+        epilog="Arguments after -- are passed to mypy as they are (lgstate check -- --python-version"
+        " 3.12).",
     )
     top.add_argument("--version", action="version", version=f"lgstate {mypy_lgstate.__version__}")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subparsers: dict[str, argparse.ArgumentParser] = {}
     for name, command in SUBCOMMANDS.items():
-        sub = commands.add_parser(name, help=command.help, description=command.help)
+        sub = commands.add_parser(
+            name, help=command.help, description=command.help,
+            epilog="Arguments after -- are passed to mypy as they are.",
+        )
+        subparsers[name] = sub
         sub.add_argument(
             "paths", nargs="*", metavar="PATH",
             help="files or directories to check (default: mypy's configured files, else .)",
         )
         sub.add_argument(
-            "--config-file", help="the mypy configuration file (default: mypy's own discovery)"
+            "--config-file",
+            help="the configuration file (default: the first mypy.ini, .mypy.ini, pyproject.toml or"
+            " setup.cfg upward with a mypy or mypy_lgstate section)",
         )
         if command.formats:
             sub.add_argument(
                 "--format", choices=command.formats, default=command.formats[0],
                 help=f"the output format (default: {command.formats[0]})",
             )
+        if command.output_file:
+            sub.add_argument(
+                "--output-file", metavar="FILE", help="write the result to FILE instead of stdout"
+            )
+        sub.add_argument(
+            "-q", "--quiet", action="store_true",
+            help="no progress line on stderr (a slow run says what it is doing)",
+        )
         if command.arguments is not None:
             command.arguments(sub)
+        sub.usage = sub.format_usage().removeprefix("usage: ").rstrip() + " [-- MYPY_FLAGS ...]"
         sub.set_defaults(run=command.run)
-    return top
+    return top, subparsers
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    # Everything after the first -- is mypy's.
+    split = arguments.index("--") if "--" in arguments else len(arguments)
+    top, subparsers = parser()
+    args, unknown = top.parse_known_args(arguments[:split])
+    args.mypy_flags = arguments[split + 1:]
+    sub = subparsers[args.command]
+    if unknown:
+        sub.error(f"unrecognized arguments: {' '.join(unknown)} (mypy's own flags go after --)")
     try:
         status: int = args.run(args)
+    except ArgumentError as error:
+        sub.error(str(error))
+    except ConfigFileError as error:
+        print(error, file=sys.stderr)
+        return 2
     except UsageError as error:
         print(f"lgstate: {error}", file=sys.stderr)
         return 2

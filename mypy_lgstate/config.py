@@ -2,11 +2,15 @@
 
 ``[tool.mypy_lgstate]`` in pyproject.toml, ``[mypy_lgstate]`` in mypy.ini / setup.cfg / .mypy.ini.
 A bad option stops mypy with one line that names the file, the section and the option, like mypy's own
-configuration errors; it never ends in a traceback.
+configuration errors; it never ends in a traceback. So does a file that cannot be parsed.
+
+``find_config_file`` is the discovery of ``lgstate`` and of the runtime checker, which also take a
+file that has the plugin's section and no mypy section (docs/cli.md).
 """
 
 from __future__ import annotations
 
+import ast
 import configparser
 import hashlib
 import json
@@ -59,22 +63,18 @@ def load_config(config_file: str | None) -> LGStateConfig:
     return config if profile_override is None else config._replace(profile=profile_override)
 
 
+def read_config(config_file: str | None) -> LGStateConfig:
+    """The options of ``config_file``, without the command line's profile override. A file that
+    cannot be read or parsed is a ``ConfigError``, like a bad option."""
+    return _read_config(config_file)
+
+
 def _read_config(config_file: str | None) -> LGStateConfig:
     if not config_file or not os.path.isfile(config_file):
         return LGStateConfig()
     display = os.path.relpath(config_file) if not os.path.isabs(config_file) else config_file
     if config_file.lower().endswith(".toml"):  # mypy's own test (config_parser.is_toml)
-        # Imported here: an ini configuration should not pay for a TOML parser.
-        if sys.version_info >= (3, 11):
-            import tomllib
-        else:  # mypy itself depends on tomli before 3.11
-            import tomli as tomllib
-
-        with open(config_file, "rb") as f:
-            try:
-                data = tomllib.load(f)
-            except tomllib.TOMLDecodeError:
-                return LGStateConfig()  # mypy has already reported an unreadable file
+        data = _parse_toml(config_file, display)
         tool = data.get("tool")
         section = tool.get("mypy_lgstate") if isinstance(tool, dict) else None
         if section is None:
@@ -82,15 +82,112 @@ def _read_config(config_file: str | None) -> LGStateConfig:
         if not isinstance(section, dict):
             _fail(display, TOML_SECTION, None, "must be a table")
         return _build(display, TOML_SECTION, section, from_ini=False)
-    # Raw, as mypy reads its own sections: a "%" in a value is not an interpolation.
-    parser = configparser.RawConfigParser()
-    try:
-        parser.read(config_file)
-    except configparser.Error:
-        return LGStateConfig()  # mypy has already reported an unreadable file
+    parser = _parse_ini(config_file, display)
     if not parser.has_section(INI_SECTION):
         return LGStateConfig()
     return _build(display, INI_SECTION, dict(parser.items(INI_SECTION)), from_ini=True)
+
+
+def _parse_toml(config_file: str, display: str) -> dict[str, Any]:
+    # Imported here: an ini configuration should not pay for a TOML parser.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # mypy itself depends on tomli before 3.11
+        import tomli as tomllib
+
+    try:
+        with open(config_file, "rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as error:
+        # mypy reads such a file as no configuration at all: nothing it says would apply.
+        raise ConfigError(f"{display}: not valid TOML: {_one_line(str(error))}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{display}: cannot be read: {_os_error(error)}") from None
+
+
+def _parse_ini(config_file: str, display: str) -> configparser.RawConfigParser:
+    # Raw, as mypy reads its own sections: a "%" in a value is not an interpolation.
+    parser = configparser.RawConfigParser()
+    try:
+        with open(config_file, encoding="utf-8") as f:
+            parser.read_file(f, source=config_file)
+    except configparser.MissingSectionHeaderError as error:  # a ParsingError: first
+        raise ConfigError(
+            f"{display}:{error.lineno}: not valid ini syntax (no [section] above it):"
+            f" {error.line.strip()}"
+        ) from None
+    except configparser.ParsingError as error:
+        lineno, line = error.errors[0]
+        if line[:1] in ("'", '"'):  # configparser stores the line's repr
+            line = ast.literal_eval(line)
+        raise ConfigError(f"{display}:{lineno}: not valid ini syntax: {line.strip()}") from None
+    except configparser.Error as error:
+        raise ConfigError(f"{display}: not valid ini syntax: {_one_line(error.message)}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{display}: cannot be read: {_os_error(error)}") from None
+    return parser
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _os_error(error: OSError | UnicodeDecodeError) -> str:
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    return f"not UTF-8 ({error.reason} at byte {error.start})"
+
+
+# Finding the file ------------------------------------------------------------------------------
+
+# mypy's order: its own files first, then the shared ones when they have a section.
+_OWN_FILES: Final = ("mypy.ini", ".mypy.ini")
+_SHARED_FILES: Final = ("pyproject.toml", "setup.cfg")
+
+
+def find_config_file(start: str | None = None) -> str | None:
+    """The project's configuration file, found as mypy finds its own from ``start`` (default: the
+    current directory) up to the repository root (a directory holding ``.git`` or ``.hg``), except
+    that a shared file (pyproject.toml, setup.cfg) counts when it has a section of this plugin's
+    even without a mypy section, and when it cannot be parsed (so that the error is reported
+    instead of the file being passed over). The path is relative when ``start`` is."""
+    relative = start is None or not os.path.isabs(start)
+    directory = os.path.abspath(start if start is not None else os.curdir)
+    while True:
+        for name in _OWN_FILES:
+            if os.path.isfile(os.path.join(directory, name)):
+                return _shown(os.path.join(directory, name), relative)
+        for name in _SHARED_FILES:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path) and _has_section(path, ("mypy", "mypy_lgstate"), broken=True):
+                return _shown(path, relative)
+        if any(os.path.exists(os.path.join(directory, vcs)) for vcs in (".git", ".hg")):
+            return None
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def has_mypy_section(config_file: str) -> bool:
+    """Whether ``config_file`` has options for mypy itself (a mypy section)."""
+    return _has_section(config_file, ("mypy",), broken=False)
+
+
+def _shown(path: str, relative: bool) -> str:
+    return os.path.relpath(path) if relative else path
+
+
+def _has_section(path: str, names: tuple[str, ...], *, broken: bool) -> bool:
+    """Whether ``path`` has one of the sections ``names`` (``broken``: when it cannot be parsed)."""
+    try:
+        if path.lower().endswith(".toml"):
+            tool = _parse_toml(path, path).get("tool")
+            return isinstance(tool, dict) and any(name in tool for name in names)
+        parser = _parse_ini(path, path)
+    except ConfigError:
+        return broken
+    return any(parser.has_section(name) for name in names)
 
 
 def _build(file: str, section: str, raw: dict[str, Any], *, from_ini: bool) -> LGStateConfig:

@@ -157,6 +157,15 @@ class CoverageRecorder:
             schemas = discovery.graph_type_schemas(ctx.type)
             graph = _class_name(schemas[0]) if schemas else None
         location = _location(api, value.line)
+        if _is_command(value):
+            # invoke(Command(resume=...)): the Command's own arguments are its write sites, recorded
+            # when it was built; they are written to this graph.
+            for key, written in self.write_sites.items():
+                if written.graph is None and written.site.startswith("Command.") and _within(
+                    key, location.file, value
+                ):
+                    self.write_sites[key] = written._replace(graph=graph)
+            return
         self.write_sites[(location, value.column, site)] = WriteSite(site, location, graph)
 
     # What the report shows -----------------------------------------------------------------------
@@ -216,6 +225,25 @@ def _builder_location(api: TypeChecker, ctx: MethodContext) -> Location | None:
     ):
         return _location(api, receiver.node.line)
     return None
+
+
+def _is_command(value: Expression) -> bool:
+    return (
+        isinstance(value, CallExpr)
+        and isinstance(value.callee, (NameExpr, MemberExpr))
+        and value.callee.fullname == sites.COMMAND
+    )
+
+
+def _within(key: tuple[Location, int, str], file: str, value: Expression) -> bool:
+    """Whether the write site recorded under ``key`` lies inside ``value``'s text."""
+    location, column, _ = key
+    end_line = value.end_line if value.end_line is not None else value.line
+    end_column = value.end_column if value.end_column is not None else column + 1
+    return (
+        location.file == file
+        and (value.line, value.column) <= (location.line, column) < (end_line, end_column)
+    )
 
 
 def _checker(ctx: FunctionContext | MethodContext) -> TypeChecker:

@@ -1,7 +1,9 @@
-"""The findings of ``lgstate check`` and the formats it prints them in: text, json, github, sarif."""
+"""The findings of ``lgstate check`` and the formats it prints them in: text, json, github, sarif,
+gitlab."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
@@ -111,6 +113,28 @@ def as_sarif(findings: Sequence[Finding], checked: int) -> str:
     return json.dumps(log, indent=2)
 
 
+def as_gitlab(findings: Sequence[Finding], checked: int) -> str:
+    """A GitLab code quality report (``artifacts: reports: codequality``): GitLab shows each finding
+    in the merge request. The fingerprint leaves the line out, so that a finding keeps its identity
+    when code above it moves; the same finding twice in a file is told apart by a counter."""
+    seen: dict[str, int] = {}
+    issues = []
+    for f in findings:
+        identity = f"{f.code}\0{f.file}\0{f.message}"
+        seen[identity] = seen.get(identity, 0) + 1
+        fingerprint = hashlib.sha256(f"{identity}\0{seen[identity]}".encode()).hexdigest()
+        issues.append(
+            {
+                "description": f.message,
+                "check_name": f.code,
+                "fingerprint": fingerprint,
+                "severity": "major",
+                "location": {"path": f.file.replace("\\", "/"), "lines": {"begin": f.line}},
+            }
+        )
+    return json.dumps(issues, indent=2)
+
+
 def _sarif_rule(code: str) -> dict[str, Any]:
     description = error_codes[code].description
     url = DOCS_URL.format(code=code)
@@ -145,4 +169,5 @@ FORMATS: Final[dict[str, Callable[[Sequence[Finding], int], str]]] = {
     "json": as_json,
     "github": as_github,
     "sarif": as_sarif,
+    "gitlab": as_gitlab,
 }

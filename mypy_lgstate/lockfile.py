@@ -35,6 +35,9 @@ NO_LOCK: Final = Lock({}, "")
 # ``lgstate lock`` sets this to a dict before its build: the snapshot of every graph-state root checked
 # lands there, and the existing file is neither read nor compared. In mypy runs it stays None.
 collected: LockData | None = None
+# ``lgstate report`` sets this: the report does not need the lock, so a file that cannot be read is
+# read as no lock file instead of stopping the build.
+optional: bool = False
 
 
 
@@ -51,28 +54,52 @@ def render(roots: LockData) -> str:
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
 
 
+def shown_path(path: str) -> str:
+    """``path`` as messages show it: relative to the current directory, as the user types it."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive
+        return path
+
+
 def read_lock(path: str) -> Lock:
     """The lock at ``path`` (``NO_LOCK`` when there is no file)."""
+    shown = shown_path(path)
     try:
-        with open(path, "rb") as f:
-            content = f.read()
-    except FileNotFoundError:
-        return NO_LOCK
-    except OSError as error:
-        raise LockFileError(f"{path}: lock_file: cannot be read ({error.strerror})") from None
+        try:
+            with open(path, "rb") as f:
+                content = f.read()
+        except FileNotFoundError:
+            return NO_LOCK
+        except OSError as error:
+            raise LockFileError(f"{shown}: lock_file: cannot be read ({error.strerror})") from None
+        return parse_lock(content, shown)
+    except LockFileError:
+        if optional:
+            return NO_LOCK
+        raise
+
+
+def parse_lock(content: bytes, shown: str) -> Lock:
+    """The lock file's ``content``; ``shown`` names the file in the error."""
     try:
         document = json.loads(content)
-    except ValueError:
-        document = None
+    except json.JSONDecodeError as error:
+        raise LockFileError(
+            f"{shown}: lock_file: not valid JSON (line {error.lineno}, column {error.colno}:"
+            f" {error.msg}); fix it, or run lgstate lock to write it again"
+        ) from None
+    except ValueError:  # not UTF-8
+        raise LockFileError(
+            f"{shown}: lock_file: not a text file; run lgstate lock to write it again"
+        ) from None
     if (
         not isinstance(document, dict)
         or document.get("lgstate_lock") != FORMAT_VERSION
         or not isinstance(document.get("roots"), dict)
     ):
         raise LockFileError(
-            f"{path}: lock_file: not a lock file written by this version of lgstate lock;"
+            f"{shown}: lock_file: not a lock file written by this version of lgstate lock;"
             " run lgstate lock to write it again"
         )
     return Lock(document["roots"], hashlib.sha256(content).hexdigest()[:12])
-
-

@@ -31,4 +31,7 @@ def lgstate_saver(request: pytest.FixtureRequest) -> CheckedSaver:
     try:
         return CheckedSaver.from_project(InMemorySaver(), start=request.config.rootpath)
     except ConfigError as error:
-        pytest.fail(str(error), pytrace=False)
+        problem = str(error)
+    # Outside the except block: a failure raised there would chain the ConfigError to it, and
+    # pytest would show the line twice.
+    pytest.fail(problem, pytrace=False)

@@ -10,15 +10,17 @@ from __future__ import annotations
 import configparser
 import json
 import os
+import re
 import subprocess
 import sys
+import venv
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
-from mypy_lgstate import cli, findings
+from mypy_lgstate import cli, findings, lockfile
 from mypy_lgstate.config import LGStateConfig, load_config
 
 if sys.version_info >= (3, 11):
@@ -394,6 +396,26 @@ def test_sarif_format(tmp_path: Path, cache_dir: Path) -> None:
     assert result.returncode == 1
 
 
+def test_gitlab_format(tmp_path: Path, cache_dir: Path) -> None:
+    project = project_with(tmp_path, app__py=APP)
+    result = lgstate(project, cache_dir, "check", "--format", "gitlab")
+    report = json.loads(result.stdout)
+    assert [
+        (issue["check_name"], issue["location"], issue["description"], issue["severity"])
+        for issue in report
+    ] == [
+        (code, {"path": "app.py", "lines": {"begin": line}}, message, "major")
+        for line, _, code, message in APP_JSON_FINDINGS
+    ]
+    assert result.returncode == 1
+    # A fingerprint per finding, that stays when lines above it move (GitLab tracks issues by it).
+    (project / "app.py").write_text("# A comment above everything.\n" + APP)
+    moved = json.loads(lgstate(project, cache_dir, "check", "--format", "gitlab").stdout)
+    assert [issue["location"]["lines"]["begin"] for issue in moved] == [10, 23, 24, 26]
+    assert [i["fingerprint"] for i in moved] == [i["fingerprint"] for i in report]
+    assert len({issue["fingerprint"] for issue in report}) == len(report)
+
+
 def test_clean_program_passes_in_every_format(tmp_path: Path, cache_dir: Path) -> None:
     code = APP.replace("datetime.now()", '"2024-01-01"').replace(": datetime", ": str")
     code = code.replace("tuple[int, int]", "list[int]")
@@ -407,6 +429,116 @@ def test_clean_program_passes_in_every_format(tmp_path: Path, cache_dir: Path) -
             assert json.loads(result.stdout)["runs"][0]["results"] == []
         elif output_format == "github":
             assert result.stdout.strip() == ""
+        elif output_format == "gitlab":
+            assert json.loads(result.stdout) == []
+
+
+# Nothing checked is never a pass -----------------------------------------------------------------
+
+MISSING_LANGGRAPH = (
+    "lgstate: mypy cannot find langgraph (imported at app.py:3), so nothing was checked: install"
+    " langgraph next to mypy-lgstate (pre-commit: list it in the hook's additional_dependencies)"
+)
+
+
+@pytest.fixture(scope="module")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The interpreter of a new virtual environment with nothing installed: what pre-commit gives a
+    hook without ``additional_dependencies``. mypy looks for the code's imports in the
+    site-packages of ``--python-executable``, so it finds no langgraph there, as in that hook."""
+    env = tmp_path_factory.mktemp("bare-venv")
+    venv.create(env, with_pip=False)
+    python = env / ("Scripts" if os.name == "nt" else "bin") / "python"
+    assert subprocess.run([python, "-c", "import langgraph"], capture_output=True).returncode == 1
+    return str(python)
+
+
+def test_without_langgraph_every_subcommand_stops_with_one_line(
+    tmp_path: Path,
+    cache_dir: Path,
+    bare_python: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    lock = lockfile.render({"app.Ticket": {"Ticket": {"class": ["app", "Ticket"], "kind": "TypedDict"}}})
+    # A missing subpackage of another distribution is not a missing langgraph.
+    project = project_with(tmp_path, app__py=APP, other__py="import langgraph.checkpoint.nowhere\n")
+    result = lgstate(project, cache_dir, "check")
+    assert (result.returncode, result.stdout.splitlines()[-1]) == (1, APP_TEXT[-1].replace("1 source file", "2 source files"))
+    (project / "other.py").unlink()
+    (project / "lgstate.lock").write_text(lock)
+    # The installed script once; the other subcommands through the same main(), in this process.
+    result = lgstate(project, cache_dir, "check", "--", "--python-executable", bare_python)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", MISSING_LANGGRAPH + "\n")
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("MYPY_CACHE_DIR", str(cache_dir))
+    for command in (["report"], ["lock"], ["lock", "--check"]):
+        assert cli.main([*command, "--", "--python-executable", bare_python]) == 2
+        assert capsys.readouterr() == ("", MISSING_LANGGRAPH + "\n")
+    assert (project / "lgstate.lock").read_text() == lock
+    # The same, from mypy's configuration, and with mypy's import errors silenced.
+    config = f"[mypy]\npython_executable = {bare_python}\nignore_missing_imports = true\n"
+    (project / "mypy.ini").write_text(config)
+    assert cli.main(["check"]) == 2
+    assert capsys.readouterr() == ("", MISSING_LANGGRAPH + "\n")
+
+
+def test_lock_never_replaces_a_lock_with_roots_by_an_empty_one(tmp_path: Path, cache_dir: Path) -> None:
+    lock = lockfile.render({"app.Ticket": {"Ticket": {"class": ["app", "Ticket"], "kind": "TypedDict"}}})
+    project = project_with(tmp_path, app__py=APP, other__py="x = 1\n", lgstate__lock=lock)
+    result = lgstate(project, cache_dir, "lock", "other.py")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr.splitlines() == [
+        "lgstate: lgstate.lock records 1 graph-state root and this run found none, so it was not"
+        " replaced: check the paths and mypy's configured files (delete the file to start over)"
+    ]
+    assert (project / "lgstate.lock").read_text() == lock
+    assert lgstate(project, cache_dir, "lock", "app.py").returncode == 0  # a graph: replaced
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        pytest.param(
+            "mypy.ini", "[mypy]\n[mypy_lgstate\nprofile = msgpack\n",
+            "mypy.ini:2: not valid ini syntax: [mypy_lgstate", id="ini-section",
+        ),
+        pytest.param(
+            "setup.cfg", "profile = msgpack\n",
+            "setup.cfg:1: not valid ini syntax (no [section] above it): profile = msgpack",
+            id="ini-no-section",
+        ),
+        pytest.param(
+            "pyproject.toml", '[tool.mypy_lgstate\nprofile = "msgpack"\n',
+            "pyproject.toml: not valid TOML: Expected ']' at the end of a table declaration"
+            " (at line 1, column 19)",
+            id="toml",
+        ),
+    ],
+)
+def test_a_configuration_file_that_cannot_be_parsed_is_one_line_and_exit_2(
+    tmp_path: Path, cache_dir: Path, name: str, text: str, line: str
+) -> None:
+    (tmp_path / ".git").mkdir()
+    project = project_with(tmp_path, app__py=APP, **{name.replace(".", "__"): text})
+    for args in (["check"], ["report"], ["lock", "--check"], ["check", "--config-file", name]):
+        result = lgstate(project, cache_dir, *args)
+        assert (result.returncode, result.stdout, result.stderr.splitlines()) == (2, "", [line])
+
+
+def test_the_plugins_section_is_read_without_a_mypy_section(tmp_path: Path, cache_dir: Path) -> None:
+    # A team that runs pyright or ty: mypy itself would not read this file at all.
+    (tmp_path / ".git").mkdir()
+    project = project_with(tmp_path, app__py=APP, pyproject__toml='[tool.mypy_lgstate]\nprofile = "msgpack"\n')
+    result = lgstate(project, cache_dir, "check")
+    assert (result.returncode, result.stdout.splitlines()) == (1, APP_MSGPACK_TEXT)
+    result = lgstate(project, cache_dir, "check", "--config-file", "pyproject.toml")
+    assert (result.returncode, result.stdout.splitlines(), result.stderr) == (1, APP_MSGPACK_TEXT, "")
+    (project / "pyproject.toml").write_text('[tool.mypy_lgstate]\nprofile = "yaml"\n')
+    result = lgstate(project, cache_dir, "check")
+    assert (result.returncode, result.stdout, result.stderr.splitlines()) == (
+        2, "", ['pyproject.toml: [tool.mypy_lgstate]: profile: must be "json" or "msgpack", not "yaml"']
+    )
 
 
 # Errors: exit status 2 and one line --------------------------------------------------------------
@@ -435,12 +567,65 @@ def test_bad_option_is_one_line_and_exit_2(tmp_path: Path, cache_dir: Path) -> N
         ]
 
 
-def test_usage_errors_exit_2(tmp_path: Path, cache_dir: Path) -> None:
-    project = project_with(tmp_path, app__py=APP)
-    assert lgstate(project, cache_dir, "check", "--profile", "yaml").returncode == 2
-    assert lgstate(project, cache_dir, "report", "--format", "sarif").returncode == 2
-    missing = lgstate(project, cache_dir, "check", "--config-file", "missing.ini")
-    assert missing.returncode == 2 and "missing.ini" in missing.stderr
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (["check", "--profile", "yaml"],
+         "argument --profile: invalid choice: 'yaml' (choose from 'json', 'msgpack')"),
+        (["report", "--format", "sarif"],
+         "argument --format: invalid choice: 'sarif' (choose from 'text', 'json', 'markdown')"),
+        (["check", "--foo"], "unrecognized arguments: --foo (mypy's own flags go after --)"),
+        (["lock", "--format", "json"],
+         "unrecognized arguments: --format (mypy's own flags go after --)"),
+        (["check", "--config-file", "missing.ini"], "--config-file missing.ini: no such file"),
+        (["report", "--", "--no-such-flag"], "mypy: unrecognized arguments: --no-such-flag"),
+    ],
+)
+def test_usage_errors_are_the_subcommands_usage_and_one_line(
+    tmp_path: Path, cache_dir: Path, args: list[str], error: str
+) -> None:
+    result = lgstate(project_with(tmp_path, app__py=APP), cache_dir, *args)
+    lines = result.stderr.splitlines()
+    assert (result.returncode, result.stdout) == (2, "")
+    assert lines[0].startswith(f"usage: lgstate {args[0]} [-h]")
+    assert lines[-1] == f"lgstate {args[0]}: error: {error}"
+    assert not [line for line in lines[1:-1] if not line.startswith(" ")]  # the usage goes on
+
+
+def test_mypys_own_flags_after_a_double_dash(tmp_path: Path, cache_dir: Path) -> None:
+    # broken.py stops mypy; mypy's --exclude leaves it out. (A flag that changes the options of
+    # every module, such as --disable-error-code, would recheck langgraph: slow, and no more real.)
+    project = project_with(tmp_path, app__py=APP, broken__py="x = (\n")
+    assert lgstate(project, cache_dir, "check").returncode == 2
+    result = lgstate(project, cache_dir, "check", "--", "--exclude", "broken")
+    assert (result.returncode, result.stdout.splitlines()) == (1, APP_TEXT)
+
+
+def test_output_file_quiet_and_exit_zero(
+    tmp_path: Path,
+    cache_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    project_with(tmp_path, app__py=APP)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MYPY_CACHE_DIR", str(cache_dir))
+    monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)  # a slow run would say so, but for --quiet
+    args = ["check", "--format", "json", "--output-file", "out/findings.json", "--quiet"]
+    (tmp_path / "out").mkdir()
+    assert cli.main([*args, "--exit-zero"]) == 0  # exit 1 without it: test_json_format
+    assert capsys.readouterr() == ("", "")
+    assert len(json.loads((tmp_path / "out" / "findings.json").read_text())) == len(APP_JSON_FINDINGS)
+    assert cli.main(["report", "-q", "--output-file", "out/report.txt"]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert (tmp_path / "out" / "report.txt").read_text().startswith("graph app.Ticket (app.py:21)\n")
+    # --exit-zero never hides that nothing could be checked.
+    (tmp_path / "broken.py").write_text("x = (\n")
+    assert cli.main([*args, "--exit-zero"]) == 2
+    assert cli.main(["check", "-q", "--output-file", "missing/findings.txt", "app.py"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "lgstate: missing/findings.txt: cannot write the output file: No such file or directory"
+    )
 
 
 def test_slow_run_says_what_it_does_on_stderr(
@@ -559,6 +744,34 @@ def test_report_lists_an_agents_middleware_hooks(tmp_path: Path, cache_dir: Path
     ]
 
 
+RESUME = """\
+from langgraph.graph import StateGraph
+from langgraph.types import Command
+from typing_extensions import TypedDict
+
+
+class State(TypedDict):
+    answer: str
+
+
+graph = StateGraph(State).compile()
+graph.invoke(Command(resume="yes"))
+graph.invoke({"answer": "no"})
+"""
+
+
+def test_report_lists_a_resume_once_with_its_graph(tmp_path: Path, cache_dir: Path) -> None:
+    # invoke(Command(resume=...)): the write site is the resume value, not the input as well.
+    result = lgstate(project_with(tmp_path, resume__py=RESUME), cache_dir, "report")
+    assert result.stdout.splitlines()[-5:] == [
+        "write sites",
+        "  Command.resume (resume.py:11) (graph resume.State)",
+        "  invoke.input (resume.py:12) (graph resume.State)",
+        "",
+        "1 graph, nodes checked 0/0 (unchecked 0, opaque 0), 2 write sites, 0 findings",
+    ]
+
+
 def test_report_markdown(tmp_path: Path, cache_dir: Path) -> None:
     project = project_with(tmp_path, graph__py=GRAPH)
     lines = lgstate(project, cache_dir, "report", "--format", "markdown").stdout.splitlines()
@@ -581,7 +794,7 @@ def test_report_on_the_example_application_is_the_one_the_readme_shows(cache_dir
     ) in lines
     assert "  checked   node FollowUp.after_model (examples/triage/assistant.py:42)" in lines
     assert lines[-1] == (
-        "3 graphs, nodes checked 7/8 (from bodies 0, unchecked 1, opaque 0), 10 write sites,"
+        "3 graphs, nodes checked 7/8 (from bodies 0, unchecked 1, opaque 0), 9 write sites,"
         " 14 findings"
     )
     assert f"```text\n{result.stdout}```" in (ROOT / "README.md").read_text()
@@ -605,6 +818,19 @@ def test_pre_commit_hook_runs_lgstate_check() -> None:
     [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert (hook["id"], hook["entry"], hook["language"]) == ("lgstate", "lgstate check", "python")
     assert hook["pass_filenames"] is False
+
+
+def test_pre_commit_hook_runs_when_only_the_lock_or_the_configuration_changes() -> None:
+    # pre-commit runs a hook when a staged file matches its `files` regex (re.search) and its
+    # `types` (none here: every file).
+    [hook] = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert "types" not in hook and "types_or" not in hook
+    selected = [
+        "app.py", "pkg/state.pyi", "lgstate.lock", "locks/state.lock", "pyproject.toml",
+        "setup.cfg", "mypy.ini", "ci/.mypy.ini",
+    ]
+    assert [name for name in selected if not re.search(hook["files"], name)] == []
+    assert [name for name in ["README.md", "docs/x.txt", "app.py.orig"] if re.search(hook["files"], name)] == []
 
 
 def test_console_script_is_declared() -> None:

@@ -201,15 +201,89 @@ def test_check_fails_when_missing_or_stale_and_writes_nothing(project: Project) 
     written = project.lock.read_bytes()
     project.edit("pkg/models.py", "    name: str\n", "    name: str\n    email: str\n")
     proc = project.lgstate("lock", "--check")
-    assert (proc.returncode, proc.stdout) == (
-        1, "lgstate.lock is stale: review the changes, then run lgstate lock to accept them\n"
-    )
+    assert (proc.returncode, proc.stdout.splitlines()) == (1, [
+        "lgstate.lock is stale: 1 change, 1 breaking; review the changes, then run lgstate lock to"
+        " accept them",
+        "  pkg.graph.State",
+        "    State.profile (pkg.models.Profile): field email added (builtins.str, required)"
+        "  [breaking]",
+    ])
     assert project.lock.read_bytes() == written
     project.lock.unlink()
     proc = project.lgstate("lock", "--check")
     assert proc.returncode == 1
     assert proc.stdout.startswith("lgstate.lock is missing: run lgstate lock to write it")
     assert not project.lock.exists()
+
+
+def test_check_shows_every_change_marked_breaking_or_compatible(project: Project) -> None:
+    project.edit("pkg/models.py", '    BLUE = "blue"\n', '    GREEN = "green"\n')  # BLUE removed
+    project.edit("pkg/models.py", "    age: int | None = None\n", "    age: int | None = None\n"
+                 "    nickname: str = ''\n")  # a default: compatible
+    project.edit("pkg/models.py", "    id: int\n", "    id: str\n")  # narrowed
+    project.edit("pkg/graph.py", "    color: Color\n", "    color: Color\n    notes: list[str]\n")
+    proc = project.lgstate("lock", "--check")
+    assert (proc.returncode, proc.stdout.splitlines(), proc.stderr) == (1, [
+        "lgstate.lock is stale: 5 changes, 3 breaking; review the changes, then run lgstate lock to"
+        " accept them",
+        "  pkg.graph.State",
+        "    State (pkg.graph.State): field notes added (builtins.list[builtins.str], required)"
+        "  [breaking]",
+        "    State.color (pkg.models.Color): member BLUE removed (= 'blue')  [breaking]",
+        "    State.color (pkg.models.Color): member GREEN added (= 'green')  [compatible]",
+        "    State.jobs[] (pkg.models.Job): field id changed: builtins.int, required ->"
+        " builtins.str, required  [breaking]",
+        "    State.profile (pkg.models.Profile): field nickname added (builtins.str, optional)"
+        "  [compatible]",
+    ], "")
+
+
+def test_a_lock_file_that_is_not_json_says_so_by_its_path(project: Project) -> None:
+    project.write("lgstate.lock", '{\n  "lgstate_lock": 1,\n  "roots": {\n<<<<<<< HEAD\n')
+    problem = (
+        "lgstate.lock: lock_file: not valid JSON (line 4, column 1: Expecting property name enclosed"
+        " in double quotes); fix it, or run lgstate lock to write it again"
+    )
+    proc = project.lgstate("lock", "--check")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (1, problem + "\n", "")
+    proc = project.lgstate("check")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", problem + "\n")
+    # The report does not need the lock file.
+    proc = project.lgstate("report")
+    assert proc.returncode == 0 and proc.stdout.startswith("graph pkg.graph.State (pkg/graph.py:13)")
+    project.write("lgstate.lock", '{"lgstate_lock": 99, "roots": {}}\n')
+    proc = project.lgstate("lock", "--check")
+    assert (proc.returncode, proc.stdout) == (1, (
+        "lgstate.lock: lock_file: not a lock file written by this version of lgstate lock; run"
+        " lgstate lock to write it again\n"
+    ))
+
+
+def test_an_unusable_lock_path_is_one_line(project: Project) -> None:
+    # A missing folder is created.
+    project.write("mypy.ini", CONFIG + "lock_file = locks/new/state.lock\n")
+    proc = project.lgstate("lock")
+    assert (proc.returncode, proc.stdout.splitlines()[0][:32]) == (0, "wrote locks/new/state.lock (1 gr")
+    assert (project.root / "locks" / "new" / "state.lock").read_bytes() == project.lock.read_bytes()
+    # A directory.
+    project.write("mypy.ini", CONFIG + "lock_file = locks\n")
+    for command in (["lock"], ["lock", "--check"]):
+        proc = project.lgstate(*command)
+        verb = "read" if "--check" in command else "write"
+        assert (proc.returncode, proc.stdout, proc.stderr) == (
+            2, "", f"lgstate: locks: cannot {verb} the lock file: Is a directory\n"
+        )
+    # A symbolic link to a file in a folder that does not exist.
+    (project.root / "dangling.lock").symlink_to(project.root / "nowhere" / "state.lock")
+    project.write("mypy.ini", CONFIG + "lock_file = dangling.lock\n")
+    target = project.root / "nowhere" / "state.lock"
+    for command in (["lock"], ["lock", "--check"]):
+        proc = project.lgstate(*command)
+        verb = "read" if "--check" in command else "write"
+        assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", (
+            f"lgstate: dangling.lock: cannot {verb} the lock file: No such file or directory (a"
+            f" symbolic link to {target}, which does not exist)\n"
+        ))
 
 
 AUDIT = """\
@@ -284,8 +358,8 @@ def test_bad_lock_file_is_one_line(project: Project) -> None:
     code, lines, stderr = project.mypy()
     assert (code, lines) == (2, [])
     assert stderr == (
-        f"{project.lock}: lock_file: not a lock file written by this version of lgstate lock;"
-        " run lgstate lock to write it again\n"
+        "lgstate.lock: lock_file: not valid JSON (line 1, column 2: Expecting property name"
+        " enclosed in double quotes); fix it, or run lgstate lock to write it again\n"
     )
     # lgstate lock does not read the old file, so it can always write it again.
     assert project.lgstate("lock").returncode == 0

@@ -83,3 +83,49 @@ def test_the_fixture_reports_a_bad_option(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*pyproject.toml: [[]tool.mypy_lgstate[]]: strict: unknown option*"])
     result.stdout.no_fnmatch_line("*Traceback*")
+    # Once (the summary line shortens it), and not chained to the ConfigError.
+    assert len([line for line in result.stdout.lines if "strict: unknown option (known" in line]) == 1
+    result.stdout.no_fnmatch_line("*During handling of the above exception*")
+
+
+def test_the_fixture_reports_a_file_that_cannot_be_parsed_once(pytester: pytest.Pytester) -> None:
+    # pytest reads pyproject.toml and setup.cfg itself (and stops on a broken one): mypy.ini.
+    pytester.makefile(".ini", mypy="[mypy]\n[mypy_lgstate\nprofile = msgpack\n")
+    pytester.makepyfile(test_graph="def test_saver(lgstate_saver):\n    pass\n")
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    line = f"{pytester.path / 'mypy.ini'}:2: not valid ini syntax: [mypy_lgstate"
+    # Once in the error's section, once in the summary (shortened there); no chained exception.
+    assert result.stdout.lines.count(line) == 1
+    result.stdout.no_fnmatch_line("*During handling of the above exception*")
+    result.stdout.no_fnmatch_line("*Traceback*")
+
+
+def test_a_failing_write_shows_the_test_and_the_message_not_the_checker(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        test_graph=textwrap.dedent(
+            """
+            from langgraph.graph import START, StateGraph
+            from typing_extensions import TypedDict
+
+
+            class State(TypedDict, total=False):
+                pair: object
+
+
+            def test_tuples(lgstate_saver):
+                builder = StateGraph(State)
+                builder.add_node("node", lambda state: {"pair": (1, 2)})
+                builder.add_edge(START, "node")
+                builder.compile(checkpointer=lgstate_saver).invoke({}, {"configurable": {"thread_id": "1"}})
+            """
+        )
+    )
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(['E   *node().pair is "tuple": the JSON serializer writes it*'])
+    # No frame of the checker (its source would come before the message); LangGraph's own stay.
+    assert not [line for line in result.stdout.lines if "mypy_lgstate/" in line]
+    assert len(result.stdout.lines) < 70  # 120 when the checker's frames showed

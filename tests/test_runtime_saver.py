@@ -499,6 +499,44 @@ def test_a_bad_option_is_one_line(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "problem"),
+    [
+        pytest.param(
+            "pyproject.toml", '[tool.mypy_lgstate\nprofile = "msgpack"\n',
+            "not valid TOML: Expected ']' at the end of a table declaration (at line 1, column 19)",
+            id="toml",
+        ),
+        pytest.param(
+            "setup.cfg", "[mypy_lgstate\nprofile = msgpack\n",
+            "1: not valid ini syntax (no [section] above it): [mypy_lgstate", id="no-section",
+        ),
+        pytest.param(
+            "mypy.ini", "[mypy]\n[mypy_lgstate\nprofile = msgpack\n",
+            "2: not valid ini syntax: [mypy_lgstate", id="ini",
+        ),
+    ],
+)
+def test_a_file_that_cannot_be_parsed_is_an_error_not_the_defaults(
+    tmp_path: Path, name: str, text: str, problem: str
+) -> None:
+    # mypy passes over a shared file it cannot parse; its options would silently be the defaults.
+    (tmp_path / ".git").mkdir()
+    (tmp_path / name).write_text(text)
+    separator = ":" if problem[0].isdigit() else ": "
+    for given in ({"start": tmp_path}, {"config_file": tmp_path / name}):
+        with pytest.raises(ConfigError) as raised:
+            CheckedSaver.from_project(InMemorySaver(), **given)  # type: ignore[arg-type]
+        assert str(raised.value) == f"{tmp_path / name}{separator}{problem}"
+
+
+def test_a_missing_config_file_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as raised:
+        CheckedSaver.from_project(InMemorySaver(), config_file="nope.ini")
+    assert str(raised.value) == "nope.ini: no such configuration file"
+
+
 # Functional API -----------------------------------------------------------------------------
 
 

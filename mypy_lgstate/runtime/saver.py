@@ -29,7 +29,7 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.types import Interrupt, Send
 
-from mypy_lgstate.config import load_config
+from mypy_lgstate.config import ConfigError, load_config
 from mypy_lgstate.runtime.project import find_config_file
 from mypy_lgstate.runtime.values import CheckpointValueError, Finding, Problem, ValueChecker
 
@@ -99,6 +99,9 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         """A ``CheckedSaver`` with the options of ``config_file``, or of the configuration file
         found from ``start`` (default: the current directory) upward, as mypy finds its own."""
         path = Path(config_file) if config_file is not None else find_config_file(start)
+        if path is not None and not path.is_file():
+            raise ConfigError(f"{path}: no such configuration file")
+        # A file that cannot be parsed, or a bad option, is a ConfigError: never the defaults.
         config = load_config(str(path) if path is not None else None)
         return cls(
             saver,
@@ -205,6 +208,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
+        __tracebackhide__ = True  # pytest: the failure is the user's value, not this frame
         self._check_checkpoint(config, checkpoint, new_versions)
         return self.saver.put(config, checkpoint, metadata, new_versions)
 
@@ -215,6 +219,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
+        __tracebackhide__ = True  # pytest: the failure is the user's value, not this frame
         self._check_checkpoint(config, checkpoint, new_versions)
         return await self.saver.aput(config, checkpoint, metadata, new_versions)
 
@@ -225,6 +230,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         task_id: str,
         task_path: str = "",
     ) -> None:
+        __tracebackhide__ = True  # pytest: the failure is the user's value, not this frame
         self._check_writes(config, writes, task_id, task_path)
         if self._put_writes_takes_path:
             self.saver.put_writes(config, writes, task_id, task_path)
@@ -238,6 +244,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         task_id: str,
         task_path: str = "",
     ) -> None:
+        __tracebackhide__ = True  # pytest: the failure is the user's value, not this frame
         self._check_writes(config, writes, task_id, task_path)
         if self._aput_writes_takes_path:
             await self.saver.aput_writes(config, writes, task_id, task_path)
@@ -247,6 +254,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
     def _check_checkpoint(
         self, config: RunnableConfig, checkpoint: Checkpoint, new_versions: ChannelVersions
     ) -> None:
+        __tracebackhide__ = True
         thread = _thread(config)
         values = checkpoint["channel_values"]
         sends = values.get(_TASKS)
@@ -283,6 +291,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         task_id: str,
         task_path: str,
     ) -> None:
+        __tracebackhide__ = True
         thread = _thread(config)
         node = self._node(thread, config, task_id, task_path)
         # update_state() writes as a task of its own, whose path names no node.
