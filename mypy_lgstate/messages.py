@@ -48,6 +48,15 @@ def allowlist_message(
     return problem_message(path, type_name, what, fix, where)
 
 
+# msgpack, measured with langgraph-checkpoint 4.3.2 and langgraph-checkpoint-sqlite 3.1.2: a
+# bytearray that is a channel's whole value.
+WHOLE_BYTEARRAY_LOSSY: Final = (
+    "bytes under SqliteSaver and AsyncSqliteSaver, which serialize the whole checkpoint as one"
+    " value (InMemorySaver keeps a bytearray that is a channel's whole value)",
+    "declare the field as bytes",
+)
+
+
 # Classes whose bodies change what the msgpack loader's ``cls(**fields)`` rebuilds: each is a
 # (comes back as, fix) pair, worded alike by the plugin (from the class body) and the runtime
 # checker (from the class object).

@@ -87,8 +87,8 @@ TYPE_RULES: Final[dict[str, TypeRule]] = {
     "builtins.bytes": _json_raises_msgpack_ok(
         "store base64.b64encode(value).decode() (a str), or switch to the msgpack profile"
     ),
-    # msgpack: a bytearray that is a channel's whole value is written as itself (WHOLE_CHANNEL_OK);
-    # anywhere deeper it comes back as bytes.
+    # msgpack: anywhere below a channel's top it comes back as bytes; a bytearray that is a
+    # channel's whole value is worded apart (WHOLE_CHANNEL_DIFFERS): only some savers keep it.
     "builtins.bytearray": TypeRule(
         raises("store base64.b64encode(value).decode() (a str)"),
         lossy("bytes", "declare the field as bytes"),
@@ -170,9 +170,10 @@ SETS: Final = frozenset(
     {"builtins.set", "builtins.frozenset", "typing.AbstractSet", "typing.MutableSet"}
 )
 DEQUE: Final = "collections.deque"
-# msgpack: types whose lossy verdict does not hold for a channel's whole value (``dumps_typed``
-# special-cases a bytearray there).
-WHOLE_CHANNEL_OK: Final = frozenset({"builtins.bytearray"})
+# msgpack: types whose lossy verdict is worded apart for a channel's whole value
+# (``messages.WHOLE_BYTEARRAY_LOSSY``): ``dumps_typed`` special-cases a bytearray there, which
+# ``InMemorySaver`` keeps, but ``SqliteSaver`` serializes the whole checkpoint as one value.
+WHOLE_CHANNEL_DIFFERS: Final = frozenset({"builtins.bytearray"})
 ANY_CLASSES: Final = frozenset({"builtins.object"})
 # Protocols are abstract: a value of one may be a list or a lock, so the type decides nothing
 # (unverifiable, like Any). These are the exceptions: every value of them is an iterator, a generator

@@ -67,8 +67,8 @@ class Problem(NamedTuple):
     what: str
     fix: str
     anchors: tuple[Anchor, ...] = ()
-    # msgpack writes the value as it is when it is a channel's whole value (``bytearray``).
-    whole_channel_ok: bool = False
+    # msgpack: worded apart when it is a channel's whole value (``bytearray``).
+    whole_channel_differs: bool = False
 
     def under(self, prefix: str, field: Field | None = None) -> Problem:
         path, anchors = _placed(self.path, self.anchors, prefix, field)
@@ -191,11 +191,13 @@ def _first_of_each(found: list[_Found]) -> tuple[_Found, ...]:
 
 
 def channel_values(found: Findings, root: str, *, fields: bool) -> Findings:
-    """``found`` without what does not apply to a channel's whole value: the problems at ``root``
-    itself, or at its fields (``fields``: ``root`` is a state class or an update type), that hold
-    only below the top of a channel."""
-    if not any(problem.whole_channel_ok for problem in found.problems):
+    """``found``, with the problems that read otherwise for a channel's whole value reworded: those
+    at ``root`` itself, or at its fields (``fields``: ``root`` is a state class or an update type),
+    that are worded for a value below the top of a channel."""
+    if not any(problem.whole_channel_differs for problem in found.problems):
         return found
+    back_as, fix = messages.WHOLE_BYTEARRAY_LOSSY
+    whole = f"the msgpack serializer writes it, but it comes back as {back_as}"
 
     def at_top(problem: Problem) -> bool:
         if not fields:
@@ -203,7 +205,10 @@ def channel_values(found: Findings, root: str, *, fields: bool) -> Findings:
         return bool(problem.anchors) and problem.path == f"{root}.{problem.anchors[0][1]}"
 
     return found._replace(
-        problems=tuple(p for p in found.problems if not (p.whole_channel_ok and at_top(p)))
+        problems=tuple(
+            p._replace(what=whole, fix=fix) if p.whole_channel_differs and at_top(p) else p
+            for p in found.problems
+        )
     )
 
 
@@ -526,9 +531,9 @@ class Walker:
             rule = rules.TYPE_RULES.get(base.fullname)
             if rule is not None:
                 found = self._verdict(typ, rule.verdict(self.profile, exact=base is info))
-                if self.profile == "msgpack" and base.fullname in rules.WHOLE_CHANNEL_OK:
+                if self.profile == "msgpack" and base.fullname in rules.WHOLE_CHANNEL_DIFFERS:
                     found = found._replace(
-                        problems=tuple(p._replace(whole_channel_ok=True) for p in found.problems)
+                        problems=tuple(p._replace(whole_channel_differs=True) for p in found.problems)
                     )
                 if self.profile == "msgpack" and base.fullname in rules.LANGCHAIN_MODELS:
                     # LangChain's own classes are loaded without an allowlist entry; a user's

@@ -12,6 +12,7 @@ import dataclasses
 import enum
 import logging
 import operator
+import sqlite3
 import threading
 from typing import Annotated, Any, ClassVar, TypedDict
 
@@ -19,6 +20,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command, Overwrite
 from pydantic import BaseModel, PrivateAttr
@@ -97,7 +99,10 @@ def test_an_update_key_that_is_not_a_channel_is_dropped_before_it_is_serialized(
     assert graph.get_state(_config("unknown")).values == {"topic": "kept"}
 
 
-def test_a_bytearray_channel_value_round_trips_and_a_nested_one_comes_back_as_bytes() -> None:
+@pytest.mark.parametrize("saver", ["memory", "sqlite"])
+def test_a_whole_bytearray_channel_comes_back_as_bytes_under_sqlite_and_a_nested_one_always(
+    saver: str,
+) -> None:
     class State(TypedDict):
         blob: bytearray
         blobs: list[bytearray]
@@ -105,12 +110,18 @@ def test_a_bytearray_channel_value_round_trips_and_a_nested_one_comes_back_as_by
     builder = StateGraph(State)
     builder.add_node("noop", lambda state: {})
     builder.add_edge(START, "noop")
-    graph = builder.compile(checkpointer=InMemorySaver())
+    checkpointer = (
+        InMemorySaver()
+        if saver == "memory"
+        else SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False))
+    )
+    graph = builder.compile(checkpointer=checkpointer)
     graph.invoke({"blob": bytearray(b"ab"), "blobs": [bytearray(b"cd")]}, _config("bytes"))
 
-    # InMemorySaver keeps each channel value as the serializer wrote it: this reads them back.
+    # InMemorySaver keeps each channel value as the serializer wrote it; SqliteSaver serializes the
+    # whole checkpoint as one value, where a bytearray is written as bytes.
     values = graph.get_state(_config("bytes")).values
-    assert type(values["blob"]) is bytearray
+    assert type(values["blob"]) is (bytearray if saver == "memory" else bytes)
     assert [type(item) for item in values["blobs"]] == [bytes]
 
 

@@ -186,15 +186,14 @@ class ValueChecker:
 
     def check(self, value: object, *, whole_channel: bool = False) -> list[Finding]:
         """``whole_channel``: ``value`` is a channel value or write of its own (the serializer
-        special-cases a bytearray there)."""
+        special-cases a bytearray there, which only some savers keep)."""
         if type(value) in _PLAIN:
             return []
-        if (
-            whole_channel
-            and type(value) is bytearray
-            and self.profile == "msgpack"
-        ):
-            return []
+        if whole_channel and type(value) is bytearray and self.profile == "msgpack":
+            back_as, fix = messages.WHOLE_BYTEARRAY_LOSSY
+            found_whole: list[Finding] = []
+            self._lossy(found_whole, "", "bytearray", back_as, fix)
+            return found_whole
         found: list[Finding] = []
         self._walk(value, "", False, found, set(), 0)
         return found
