@@ -110,6 +110,14 @@ def excluded_field_fallback(name: str) -> str:
     return f"required field {name!r} is excluded from model_dump()"
 
 
+def json_field_fallback(name: str) -> str:
+    return f"Json field {name!r} validates only a JSON string, and the loader passes the parsed value"
+
+
+def strict_field_fallback(name: str) -> str:
+    return f"strict=True rejects field {name!r} as it is written (a tuple as a list, a dataclass as a dict)"
+
+
 FORBIDDEN_COMPUTED_FALLBACK: Final = 'extra="forbid" rejects its computed fields'
 
 
@@ -118,6 +126,10 @@ def fallback_lossy(reason: str) -> tuple[str, str]:
     ``model_construct``, which validates nothing."""
     if reason.startswith("field"):
         fix = "set populate_by_name=True in model_config"
+    elif reason.startswith("Json"):
+        fix = "declare the parsed type instead of Json[...], and parse the string before storing it"
+    elif reason.startswith("strict"):
+        fix = "declare the field with lists and models instead, or drop strict=True"
     elif reason.startswith("required"):
         fix = "give the excluded field a default"
     else:

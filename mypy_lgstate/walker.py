@@ -772,6 +772,12 @@ class Walker:
         if facts.serializer:
             return self._verdict(typ, rules.lossy(*messages.MODEL_SERIALIZER_LOSSY))
         reason = facts.falls_back
+        if reason is None and facts.strict:
+            reason = next(
+                (messages.strict_field_fallback(name) for name, var, _ in model_fields(info)
+                 if _strict_rejects(var.type)),
+                None,
+            )
         if reason is not None:
             if not any(not has_default for has_default in facts.excluded.values()) and not any(
                 _needs_validation(var.type) for _, var, _ in model_fields(info)
@@ -909,6 +915,26 @@ def _needs_validation(typ: Type | None, depth: int = 0) -> bool:
         ):
             return True
         return any(_needs_validation(arg, depth + 1) for arg in proper.args)
+    return False
+
+
+def _strict_rejects(typ: Type | None, depth: int = 0) -> bool:
+    """Whether ``strict=True`` rejects what a value of ``typ`` is written as: a tuple comes back as
+    a list, a dataclass as a dict (a nested model is validated by its own configuration)."""
+    proper = get_proper_type(typ)
+    if depth > 4 or proper is None:
+        return False
+    if isinstance(proper, TupleType):
+        return True
+    if isinstance(proper, UnionType):
+        return any(_strict_rejects(item, depth + 1) for item in proper.items)
+    if isinstance(proper, Instance):
+        info = proper.type
+        if any(base.fullname in rules.PYDANTIC_MODELS for base in info.mro):
+            return False  # mypy marks models "dataclass" too (dataclass_transform)
+        if info.fullname == "builtins.tuple" or "dataclass" in info.metadata:
+            return True
+        return any(_strict_rejects(arg, depth + 1) for arg in proper.args)
     return False
 
 

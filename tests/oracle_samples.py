@@ -72,9 +72,11 @@ from langgraph.graph.message import add_messages
 from langgraph.store.base import Item
 from langgraph.types import Command, Interrupt, Send
 from pydantic import (
+    AliasChoices,
     BaseModel,
     ConfigDict,
     Field,
+    Json,
     PrivateAttr,
     RootModel,
     SecretBytes,
@@ -82,6 +84,7 @@ from pydantic import (
     computed_field,
     model_serializer,
 )
+from pydantic.alias_generators import to_camel
 from pydantic.v1 import BaseModel as BaseModelV1
 from typing_extensions import NotRequired, ReadOnly, Required, TypeAliasType, TypedDict
 
@@ -271,6 +274,45 @@ class ProfileWithAlias(BaseModel):
 
 class ProfileWithAliasDefault(BaseModel):
     name: str = Field(default="d", alias="n")
+
+
+# Other reasons for the loader's model_construct fallback, and their look-alikes that round-trip.
+class ProfileWithAnnotatedAlias(BaseModel):
+    name: Annotated[str, Field(alias="n")]
+    inner: Profile
+
+
+class ProfileWithGeneratedAliases(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel)
+    first_name: str
+    inner: Profile
+
+
+class StrictPair(BaseModel):
+    model_config = ConfigDict(strict=True)
+    pair: tuple[int, int]
+
+
+class ProfileWithJson(BaseModel):
+    data: Json[dict[str, int]]
+    inner: Profile
+
+
+class ProfileWrittenByAlias(BaseModel):
+    model_config = ConfigDict(serialize_by_alias=True)
+    name: str = Field(alias="n")
+    inner: Profile
+
+
+class ProfileWithAliasChoices(BaseModel):
+    name: str = Field(validation_alias=AliasChoices("name", "n"))
+    inner: Profile
+
+
+class StrictLists(BaseModel):
+    model_config = ConfigDict(strict=True)
+    pair: list[int]
+    inner: Profile
 
 
 class ProfileForbiddingExtra(BaseModel):
@@ -503,6 +545,18 @@ SAMPLES: list[Sample] = [
     _s("model_private_attribute", "ProfileWithPrivate", _profile_with_private),
     _s("model_alias", "ProfileWithAlias", lambda: ProfileWithAlias(n="a", inner=_PROFILE)),
     _s("model_alias_default", "ProfileWithAliasDefault", lambda: ProfileWithAliasDefault(n="a")),
+    _s("model_annotated_alias", "ProfileWithAnnotatedAlias",
+       lambda: ProfileWithAnnotatedAlias.model_validate({"n": "a", "inner": _PROFILE})),
+    _s("model_alias_generator", "ProfileWithGeneratedAliases",
+       lambda: ProfileWithGeneratedAliases.model_validate({"firstName": "a", "inner": _PROFILE})),
+    _s("model_strict_tuple", "StrictPair", lambda: StrictPair(pair=(1, 2))),
+    _s("model_json_field", "ProfileWithJson",
+       lambda: ProfileWithJson.model_validate({"data": '{"a": 1}', "inner": _PROFILE})),
+    _s("model_serialize_by_alias", "ProfileWrittenByAlias",
+       lambda: ProfileWrittenByAlias(n="a", inner=_PROFILE)),
+    _s("model_alias_choices_with_name", "ProfileWithAliasChoices",
+       lambda: ProfileWithAliasChoices.model_validate({"n": "a", "inner": _PROFILE})),
+    _s("model_strict_lists", "StrictLists", lambda: StrictLists(pair=[1], inner=_PROFILE)),
     _s("model_extra_forbid_computed", "ProfileForbiddingExtra",
        lambda: ProfileForbiddingExtra(count=1, inner=_PROFILE)),
     _s("model_required_excluded", "ProfileWithRequiredExcluded",

@@ -580,15 +580,33 @@ class ValueChecker:
             return
         config = getattr(cls, "model_config", None) or {}
         by_name = bool(config.get("populate_by_name") or config.get("validate_by_name"))
+        by_alias = bool(config.get("serialize_by_alias"))  # model_dump() writes the aliases
 
-        def aliased(field: Any) -> bool:
-            return field.alias is not None or field.validation_alias is not None
+        def aliased(field_name: str, field: Any) -> bool:
+            """Whether ``cls(field_name=...)`` misses the field."""
+            if by_alias:
+                return False
+            if field.alias is not None and field.alias != field_name:
+                return True
+            validation = field.validation_alias
+            if validation is None:
+                return False
+            if isinstance(validation, str):
+                return validation != field_name
+            return field_name not in (getattr(validation, "choices", None) or ())
 
         reason = next(
             (
                 messages.aliased_field_fallback(field_name)
                 for field_name, field in fields.items()
-                if aliased(field) and field.is_required() and not by_name
+                if aliased(field_name, field) and field.is_required() and not by_name
+            ),
+            None,
+        ) or next(
+            (
+                messages.json_field_fallback(field_name)
+                for field_name, field in fields.items()
+                if any(_is_json_marker(item) for item in field.metadata)
             ),
             None,
         ) or next(
@@ -603,6 +621,15 @@ class ValueChecker:
             cls, "model_computed_fields", None
         ):
             reason = messages.FORBIDDEN_COMPUTED_FALLBACK
+        if reason is None and config.get("strict"):
+            reason = next(
+                (
+                    messages.strict_field_fallback(field_name)
+                    for field_name in fields
+                    if _strict_rejects(getattr(value, field_name, None))
+                ),
+                None,
+            )
         if reason is not None:
             if reason.startswith("required") or any(
                 _needs_validation(getattr(value, field_name, None)) for field_name in fields
@@ -612,7 +639,7 @@ class ValueChecker:
         for field_name, field in fields.items():
             if field.exclude is True:
                 back_as, fix = messages.EXCLUDED_FIELD_LOSSY
-            elif aliased(field) and not by_name:
+            elif aliased(field_name, field) and not by_name:
                 back_as, fix = messages.ALIASED_FIELD_LOSSY
             else:
                 continue
@@ -666,6 +693,26 @@ def _is_default(value: object, declared: Any) -> bool:
         return bool(value == declared.get_default())
     except Exception:  # a default factory or __eq__ of the user's that fails: assume changed
         return False
+
+
+def _is_json_marker(item: object) -> bool:
+    """pydantic's ``Json`` in a field's metadata (the class itself, or ``Json[...]``'s instance)."""
+    cls = item if isinstance(item, type) else type(item)
+    return cls.__name__ == "Json" and cls.__module__ == "pydantic.types"
+
+
+def _strict_rejects(value: object, depth: int = 0) -> bool:
+    """Whether ``strict=True`` rejects what ``value`` is written as: a tuple comes back as a list, a
+    dataclass as a dict (a nested model is validated by its own configuration)."""
+    if depth > 4 or type(value) in _PLAIN or hasattr(type(value), "model_fields"):
+        return False
+    if isinstance(value, tuple) or dataclasses.is_dataclass(value):
+        return True
+    if isinstance(value, dict):
+        return any(_strict_rejects(item, depth + 1) for item in value.values())
+    if isinstance(value, (list, set, frozenset, deque)):
+        return any(_strict_rejects(item, depth + 1) for item in value)
+    return False
 
 
 def _needs_validation(value: object, depth: int = 0) -> bool:
