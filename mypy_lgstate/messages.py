@@ -83,6 +83,15 @@ def enum_tuple_lossy(member: str) -> tuple[str, str]:
     )
 
 
+def enum_function_member_fix(member: str) -> str:
+    """An enum member whose value is a function (``enum.member(func)``): msgpack writes a member as
+    its value, and has no encoding for a function."""
+    return (
+        f"give the members plain values (member {member} has a function as its value): store the"
+        " function's name and look it up in the node"
+    )
+
+
 MODEL_SERIALIZER_LOSSY: Final = (
     "what its @model_serializer returns (the loader rebuilds the model only from a dict of its"
     " fields)",

@@ -685,6 +685,19 @@ class Walker:
         if tuple_member is not None:
             # The member is written as its value, which comes back as a list: no member has that.
             own.append(self._verdict(typ, rules.lossy(*messages.enum_tuple_lossy(tuple_member))))
+        function_member = next(
+            (
+                name
+                for name, sym in info.names.items()
+                if isinstance(sym.node, Var) and _is_function_member(sym.node.type)
+            ),
+            None,
+        )
+        if function_member is not None:
+            # ``A = enum.member(func)``: written as its value, which msgpack cannot encode.
+            own.append(self._verdict(
+                typ, rules.raises(messages.enum_function_member_fix(function_member))
+            ))
         return _merge(own)
 
     def _named_tuple(
@@ -916,6 +929,17 @@ def _needs_validation(typ: Type | None, depth: int = 0) -> bool:
             return True
         return any(_needs_validation(arg, depth + 1) for arg in proper.args)
     return False
+
+
+def _is_function_member(typ: Type | None) -> bool:
+    """``enum.member[def ()]``: the type mypy gives ``A = enum.member(func)`` in an Enum body."""
+    proper = get_proper_type(typ)
+    return (
+        isinstance(proper, Instance)
+        and proper.type.fullname == "enum.member"
+        and len(proper.args) == 1
+        and isinstance(get_proper_type(proper.args[0]), CallableType)
+    )
 
 
 def _strict_rejects(typ: Type | None, depth: int = 0) -> bool:

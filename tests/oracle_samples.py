@@ -14,6 +14,7 @@ neighbours (only the state classes the oracle generates are checked).
 import _thread
 import asyncio
 import dataclasses
+import enum
 import functools
 import http.client
 import io
@@ -95,6 +96,15 @@ T = TypeVar("T")
 
 class Color(Enum):
     RED = "red"
+
+
+def _handler() -> None:
+    pass
+
+
+class Handler(Enum):  # a member whose value is a function (msgpack writes a member as its value)
+    RUN = enum.member(_handler)
+    STOP = 1
 
 
 class Perm(Flag):
@@ -536,6 +546,7 @@ SAMPLES: list[Sample] = [
     _s("int_mixin_enum", "IntMixinEnum", lambda: IntMixinEnum.ONE),
     _s("enum_literal", "Literal[Color.RED]", lambda: Color.RED),
     _s("enum_alias_695", "ColorAlias", lambda: Color.RED),
+    _s("enum_function_member", "Handler", lambda: Handler.RUN),
     # dataclasses
     _s("dataclass", "Job", lambda: Job(1, _WHEN)),
     _s("dataclass_init_false", "JobWithInitFalse", lambda: JobWithInitFalse(1)),

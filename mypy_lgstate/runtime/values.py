@@ -481,6 +481,9 @@ class ValueChecker:
         if isinstance(value.value, tuple):
             # Written as its value, which comes back as a list: no member has that value.
             self._lossy(found, path, cls.__name__, *messages.enum_tuple_lossy(value.name))
+        if callable(value.value):
+            # ``A = enum.member(func)``: written as its value, which msgpack cannot encode.
+            self._raises(found, path, cls.__name__, messages.enum_function_member_fix(value.name))
 
     def _importable(
         self, cls: type, path: str, in_model_value: bool, found: list[Finding]
