@@ -646,7 +646,8 @@ class Walker:
         info = key.type
         if info.is_newtype and info.bases:
             return self._key_verdict(info.bases[0])
-        if self._is_safe_type(info):
+        if self._is_safe_type(info) and self.profile != "json":
+            # json.dumps never calls a serializer's hook for a key: a safe type is no safe key.
             return rules.OK
         if info.is_enum:
             if self.profile == "msgpack":

@@ -204,6 +204,19 @@ def test_safe_types_are_accepted_with_their_subclasses() -> None:
     ]
 
 
+def test_a_safe_type_is_no_safe_dict_key_under_json() -> None:
+    # json.dumps calls its default hook for values, never for keys (measured with the real one).
+    hook = json.JSONEncoder(default=str)
+    assert hook.encode({"d": Decimal(1)}) == '{"d": "1"}'
+    with pytest.raises(TypeError, match="keys must be str, int, float, bool or None"):
+        hook.encode({Decimal(1): 1})
+    assert [p.message for p in find_problems({Decimal(1): 1}, safe_types=["decimal.Decimal"])] == [
+        'value is "dict[Decimal, ...]": the JSON serializer raises TypeError when the checkpoint is'
+        " written. Fix: use str keys"
+    ]
+    assert find_problems({"d": Decimal(1)}, safe_types=["decimal.Decimal"]) == []
+
+
 def test_an_unknown_profile_is_refused() -> None:
     with pytest.raises(ValueError, match='profile must be "json" or "msgpack", not \'yaml\''):
         find_problems(1, profile="yaml")
