@@ -154,6 +154,18 @@ def fallback_lossy(reason: str) -> tuple[str, str]:
 # plugin and the runtime checker.
 
 
+EXTRA_MODEL_LOSSY: Final = (
+    "a dict: an extra value is not validated when the model is rebuilt",
+    "declare it as a field of the model",
+)
+EXTRA_ALLOWED_FIX: Final = 'declare the extra values as fields, or drop extra="allow"'
+
+
+def extra_allowed_what(serializer: str) -> str:
+    """A model with ``extra="allow"``: ``model_dump()`` writes values no field declares."""
+    return f'its extra values (extra="allow") cannot be checked against {serializer}'
+
+
 def model_json_fix(name: str) -> str:
     return f'store value.model_dump(mode="json") and rebuild it with {name}.model_validate(data)'
 

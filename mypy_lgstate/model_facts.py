@@ -242,6 +242,7 @@ class ModelFacts(NamedTuple):
     serializer: bool
     json: tuple[str, ...] = ()
     strict: bool = False  # strict=True: the walker finds the fields it rejects from their types
+    allows_extra: bool = False  # extra="allow": model_dump() writes values no field declares
 
     @property
     def falls_back(self) -> str | None:
@@ -281,5 +282,6 @@ def facts_of(info: TypeInfo) -> ModelFacts | None:
             previous.serializer or bool(data.get("serializer")),
             (*previous.json, *data.get("json", ())),
             strict,
+            config.get("extra", "allow" if previous.allows_extra else None) == "allow",
         )
     return merged

@@ -759,6 +759,13 @@ class Walker:
         if self.profile == "json":
             return self._verdict(typ, rules.raises(messages.model_json_fix(info.name)))
         fields = self._class_findings(info, typ, True)
+        facts = model_facts.facts_of(info)
+        if facts is not None and facts.allows_extra:
+            extra = self._problem(
+                codes.ANY, typ, messages.extra_allowed_what(self.serializer),
+                messages.EXTRA_ALLOWED_FIX,
+            )
+            fields = _merge([extra, fields])
         if in_model_value:
             return fields
         if info.has_base(rules.PYDANTIC_ROOT_MODEL):

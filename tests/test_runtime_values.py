@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 import pytest
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from mypy_lgstate import rules
 from mypy_lgstate.runtime import Problem, find_problems
@@ -442,3 +442,28 @@ def test_same_codes_and_words_as_the_plugin(tmp_path: Path, profile: str) -> Non
         sys.modules.pop("parity_states", None)
     assert runtime == plugin
     assert len(plugin) >= (15 if profile == "json" else 6)
+
+
+class _Job(BaseModel):
+    name: str
+
+
+class _Loose(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    name: str = ""
+
+
+def test_the_extra_values_of_a_model_allowing_them_are_checked() -> None:
+    # model_dump() writes the extra values, so the serializer meets them, and the loader keeps them
+    # unvalidated: it raises on a lock, brings back a tuple as a list and a model as a dict
+    # (measured below); the plugin can only call them unverifiable.
+    serde = JsonPlusSerializer()
+    with pytest.raises(TypeError):
+        serde.dumps_typed(_Loose(lock=threading.Lock()))  # type: ignore[call-arg]
+    back = serde.loads_typed(serde.dumps_typed(_Loose(pair=(1, 2), job=_Job(name="a"))))  # type: ignore[call-arg]
+    assert back.pair == [1, 2] and back.job == {"name": "a"}  # type: ignore[attr-defined]
+    assert [(p.path, p.code) for p in find_problems(
+        _Loose(lock=threading.Lock(), pair=(1, 2), job=_Job(name="a")),  # type: ignore[call-arg]
+        profile="msgpack",
+    )] == [(".lock", "lgstate-unserializable"), (".pair", "lgstate-lossy"), (".job", "lgstate-lossy")]
+    assert find_problems(_Loose(count=1), profile="msgpack") == []  # type: ignore[call-arg]

@@ -547,6 +547,16 @@ class ValueChecker:
             # model_dump() leaves an excluded field out: what it holds is never serialized.
             if getattr(field, "exclude", None) is not True:
                 walk(getattr(value, field_name, None), f"{path}.{field_name}", True)
+        # extra="allow": model_dump() writes the extra values too, and the loader keeps them as
+        # they come back, unvalidated: a tuple as a list, a model or dataclass as a dict.
+        for extra_name, extra in (getattr(value, "__pydantic_extra__", None) or {}).items():
+            extra_path = f"{path}.{extra_name}"
+            if hasattr(type(extra), "model_fields") or (
+                dataclasses.is_dataclass(extra) and not isinstance(extra, type)
+            ):
+                self._lossy(found, extra_path, type(extra).__name__, *messages.EXTRA_MODEL_LOSSY)
+            else:
+                walk(extra, extra_path, False)
         if in_model_value:
             return
         if any(_mypy_fullname(base) == rules.PYDANTIC_ROOT_MODEL for base in cls.__mro__):
