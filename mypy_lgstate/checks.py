@@ -492,6 +492,9 @@ class Checks:
                     if any(value.path.startswith(f'{root}["{key}"]') for key in messages):
                         continue  # add_messages turns it into a message
                 schema = sites.channels_schema(value, root)
+                if schema is not None and root in sites.START_ROOTS:
+                    start = self.walker.start_input(value.type, value.path)
+                    self._emit(api, start, value.expr, at_fields=False, allowed=allowed)
                 if schema is not None and schema in schemas:
                     continue
                 if schema is not None:  # a model or dataclass whose fields update the channels

@@ -166,6 +166,20 @@ def extra_allowed_what(serializer: str) -> str:
     return f'its extra values (extra="allow") cannot be checked against {serializer}'
 
 
+START_INPUT_WHAT: Final = (
+    "LangGraph stores the input object itself as the first checkpoint's __start__ value, and the"
+    " JSON serializer raises TypeError when the checkpoint is written"
+)
+
+
+def start_input_fix(dump: str) -> str:
+    """``dump``: the call that makes the input a dict (``value.model_dump()``)."""
+    return (
+        f"pass a dict instead ({dump}), typed by a TypedDict given as"
+        " StateGraph(..., input_schema=...)"
+    )
+
+
 def model_json_fix(name: str) -> str:
     return f'store value.model_dump(mode="json") and rebuild it with {name}.model_validate(data)'
 

@@ -407,6 +407,13 @@ CHANNEL_ROOTS: Final = frozenset(
 )
 
 
+# Roots whose value LangGraph also keeps whole, as the first checkpoint's ``__start__`` value.
+START_ROOTS: Final = frozenset(
+    {"invoke.input", "ainvoke.input", "stream.input", "astream.input", "batch.inputs",
+     "abatch.inputs"}
+)
+
+
 def channels_schema(value: Value, root: str) -> TypeInfo | None:
     """The model or dataclass class of ``value`` when it stands where LangGraph reads its fields as
     channel updates (``Command(update=State(...))``, ``graph.invoke(State(...))``)."""

@@ -360,6 +360,20 @@ class Walker:
         # A TypedDict update type's fields are the channels' values.
         return channel_values(found, path, fields=isinstance(get_proper_type(typ), TypedDictType))
 
+    def start_input(self, typ: Type, path: str) -> Findings:
+        """A model or dataclass passed whole as a graph's input (``graph.invoke(State(...))``):
+        LangGraph keeps the object itself as the ``__start__`` channel's value, which the JSON
+        serializer cannot write even when every field is JSON-clean."""
+        proper = get_proper_type(typ)
+        if self.profile != "json" or not isinstance(proper, Instance):
+            return NOTHING
+        is_model = any(base.fullname in rules.PYDANTIC_MODELS for base in proper.type.mro)
+        dump = "value.model_dump()" if is_model else "dataclasses.asdict(value)"
+        return Findings((Problem(
+            codes.UNSERIALIZABLE, path, self.type_name(typ), messages.START_INPUT_WHAT,
+            messages.start_input_fix(dump),
+        ),))
+
     def type_name(self, typ: Type) -> str:
         return format_type_bare(typ, self.options)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import logging
 import operator
 import sqlite3
@@ -233,3 +234,38 @@ def test_a_function_local_class_comes_back_as_the_top_level_class_of_its_name() 
     back = _round_trip(Reviewer(name="a", score=1))
     assert type(back) is globals()["Reviewer"]
     assert back == globals()["Reviewer"](name="a")
+
+
+# json: a model or dataclass state given whole to invoke() -----------------------------------------
+
+
+class _JsonSerde:
+    """What the json profile stands for: strict JSON, through a saver's own serde."""
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        return "json", json.dumps(obj).encode()
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        return json.loads(data[1])
+
+
+class _TopicModel(BaseModel):
+    topic: str = ""
+
+
+@dataclasses.dataclass
+class _TopicData:
+    topic: str = ""
+
+
+@pytest.mark.parametrize("schema", [_TopicModel, _TopicData])
+def test_json_a_whole_state_object_as_input_raises_as_the_start_value(schema: Any) -> None:
+    builder = StateGraph(schema)
+    builder.add_node("set", lambda state: {"topic": "x"})
+    builder.add_edge(START, "set")
+    graph = builder.compile(checkpointer=InMemorySaver(serde=_JsonSerde()))  # type: ignore[arg-type]
+    # Every field is JSON-clean, but LangGraph keeps the input object as the __start__ value.
+    with pytest.raises(TypeError, match="is not JSON serializable"):
+        graph.invoke(schema(topic="a"), _config("object"))
+    graph.invoke({"topic": "a"}, _config("dict"))
+    assert graph.get_state(_config("dict")).values == {"topic": "x"}
