@@ -188,6 +188,14 @@ DATACLASS_JSON_FIX: Final = (
     "store dataclasses.asdict(value), or declare a TypedDict instead of the dataclass"
 )
 ROOT_MODEL_LOSSY: Final = ("its root value", "store value.root and declare its type")
+# A dict root: the loader passes the dict as keyword arguments, which rebuilds the model, except from
+# no keywords at all (measured with pydantic 2.14: an empty dict comes back as a plain dict) or with a
+# "root" key, which pydantic takes as the root itself.
+ROOT_DICT_MODEL_LOSSY: Final = (
+    'a plain dict when its dict is empty, and changed when the dict has a "root" key (the loader'
+    " passes the dict as keyword arguments; any other dict rebuilds the model)",
+    "store value.root and declare its type",
+)
 GENERIC_MODEL_UNIMPORTABLE: Final = (
     "a parametrized generic model cannot be re-imported by the checkpoint loader: it comes back as"
     " a plain dict"

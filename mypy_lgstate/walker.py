@@ -783,6 +783,17 @@ class Walker:
         if in_model_value:
             return fields
         if info.has_base(rules.PYDANTIC_ROOT_MODEL):
+            root_info = next(b for b in info.mro if b.fullname == rules.PYDANTIC_ROOT_MODEL)
+            mapped = map_instance_to_supertype(typ, root_info)
+            root = get_proper_type(mapped.args[0]) if mapped.args else None
+            if (
+                isinstance(root, TypedDictType)
+                or isinstance(root, Instance) and root.type.fullname in rules.MAPPINGS
+            ):
+                # Any other dict rebuilds the model, from items that are validated again.
+                return _merge(
+                    [self._verdict(typ, rules.lossy(*messages.ROOT_DICT_MODEL_LOSSY)), fields]
+                )
             return self._verdict(typ, rules.lossy(*messages.ROOT_MODEL_LOSSY))
         if is_parametrized(typ):
             concrete = f"class {self._concrete_name(typ)}({self.type_name(typ)})"

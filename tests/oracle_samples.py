@@ -217,6 +217,10 @@ class LegacyProfile(BaseModelV1):
     name: str
 
 
+class Tags(RootModel[dict[str, int]]):  # the loader passes the dict as keyword arguments
+    pass
+
+
 class Numbers(RootModel[list[int]]):
     pass
 
@@ -582,6 +586,8 @@ SAMPLES: list[Sample] = [
     _s("model_v1", "LegacyProfile", lambda: LegacyProfile(name="n")),
     _s("model_with_lock", "ProfileWithLock", lambda: ProfileWithLock(lock=threading.Lock())),
     _s("root_model", "Numbers", lambda: Numbers([1, 2])),
+    _s("root_model_empty_dict", "Tags", lambda: Tags({})),
+    _s("root_model_dict", "Tags", lambda: Tags({"a": 1})),
     _s("model_with_root_model", "ProfileWithRoot", lambda: ProfileWithRoot(numbers=Numbers([1]))),
     _s("generic_model", "Box[str]", lambda: Box[str](item="a")),
     _s("generic_model_registered", "Box[int]", lambda: Box[int](item=1)),

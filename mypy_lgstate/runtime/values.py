@@ -560,6 +560,15 @@ class ValueChecker:
         if in_model_value:
             return
         if any(_mypy_fullname(base) == rules.PYDANTIC_ROOT_MODEL for base in cls.__mro__):
+            root = getattr(value, "root", None)
+            if isinstance(root, dict):
+                if not root or "root" in root:  # no keywords, or one pydantic takes as the root
+                    self._lossy(found, path, name, *messages.ROOT_DICT_MODEL_LOSSY)
+                    return
+                # The loader passes the dict as keyword arguments: the model comes back.
+                self._importable(cls, path, False, found)
+                self._user_class(cls, "pydantic model", path, False, found)
+                return
             self._lossy(found, path, name, *messages.ROOT_MODEL_LOSSY)
             return
         generic = getattr(cls, "__pydantic_generic_metadata__", None) or {}
