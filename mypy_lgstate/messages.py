@@ -166,6 +166,14 @@ def extra_allowed_what(serializer: str) -> str:
     return f'its extra values (extra="allow") cannot be checked against {serializer}'
 
 
+# msgpack with pickle_fallback: what msgpack cannot write is pickled, which depends on what it holds.
+PICKLE_UNVERIFIABLE_WHAT: Final = (
+    "msgpack cannot write it, so pickle_fallback pickles it, which works only if everything it holds"
+    " pickles (a module-level function or class does; a lambda, a lock or an open file does not)"
+)
+PICKLE_UNVERIFIABLE_FIX: Final = "declare a type msgpack writes, or check its values with CheckedSaver"
+
+
 START_INPUT_WHAT: Final = (
     "LangGraph stores the input object itself as the first checkpoint's __start__ value, and the"
     " JSON serializer raises TypeError when the checkpoint is written"

@@ -16,7 +16,7 @@ from typing import Final, Literal, NamedTuple, TypeVar
 from mypy.errorcodes import ErrorCode
 from mypy.maptype import map_instance_to_supertype
 from mypy.messages import format_type_bare
-from mypy.nodes import SymbolNode, TypeInfo, Var
+from mypy.nodes import LambdaExpr, SymbolNode, TypeInfo, Var
 from mypy.options import Options
 from mypy.types import (
     AnyType,
@@ -295,6 +295,7 @@ class Walker:
         self.profile = config.profile
         self.strict = config.profile == "msgpack" and config.strict_msgpack
         self.safe_types = frozenset(config.safe_types)
+        self.pickle = config.profile == "msgpack" and config.pickle_fallback
         self.options = options
         self.serializer = _SERIALIZER[self.profile]
         self._class_memo: dict[tuple[str, bool], Findings] = {}
@@ -382,7 +383,44 @@ class Walker:
     def _problem(self, code: ErrorCode, typ: Type, what: str, fix: str) -> Findings:
         return Findings((Problem(code, "", self.type_name(typ), what, fix),))
 
+    def _pickled(self, typ: Type) -> Findings:
+        """What ``pickle_fallback`` makes of a value msgpack cannot write (rules.py, PICKLED)."""
+        proper = get_proper_type(typ)
+        if isinstance(proper, TypeType):
+            item = get_proper_type(proper.item)
+            if isinstance(item, Instance) and is_top_level(item.type):
+                return NOTHING  # pickled by reference
+            return self._pickle_unverifiable(proper)
+        if isinstance(proper, CallableType):
+            if isinstance(proper.definition, LambdaExpr):
+                return self._problem(
+                    codes.UNSERIALIZABLE, typ, f"{self.serializer} raises PicklingError when the"
+                    " checkpoint is written (pickle cannot write a lambda either)",
+                    rules.CALLABLE_FIX,
+                )
+            if proper.is_type_obj() and is_top_level(proper.type_object()):
+                return NOTHING
+            return self._pickle_unverifiable(proper)  # a module-level function pickles, a lambda not
+        if isinstance(proper, Instance):
+            names = {base.fullname for base in proper.type.mro}
+            if names & rules.NOT_PICKLABLE:
+                return self._problem(
+                    codes.UNSERIALIZABLE, typ,
+                    f"{self.serializer} {_RAISES} (pickle cannot write it either)",
+                    rules.PICKLE_RAISES_FIX,
+                )
+            if names & rules.PICKLED:
+                return NOTHING
+        return self._pickle_unverifiable(proper)
+
+    def _pickle_unverifiable(self, typ: ProperType) -> Findings:
+        return self._problem(
+            codes.ANY, typ, messages.PICKLE_UNVERIFIABLE_WHAT, messages.PICKLE_UNVERIFIABLE_FIX
+        )
+
     def _verdict(self, typ: Type, verdict: rules.Verdict) -> Findings:
+        if self.pickle and verdict.outcome == "raises":
+            return self._pickled(typ)
         if verdict.outcome == "ok":
             return NOTHING
         if verdict.outcome == "raises":

@@ -269,3 +269,40 @@ def test_json_a_whole_state_object_as_input_raises_as_the_start_value(schema: An
         graph.invoke(schema(topic="a"), _config("object"))
     graph.invoke({"topic": "a"}, _config("dict"))
     assert graph.get_state(_config("dict")).values == {"topic": "x"}
+
+
+# msgpack with pickle_fallback -----------------------------------------------------------------
+
+
+class _Plain:
+    def __init__(self) -> None:
+        self.a = 1
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Plain and other.a == self.a
+
+
+@pytest.mark.parametrize(
+    ("make", "survives"),
+    [(_Plain, True), (lambda: 1 + 2j, True), (lambda: range(3), True), (lambda: _Plain, True),
+     (threading.Lock, False), (lambda: open(__file__), False),
+     (lambda: sqlite3.connect(":memory:"), False), (lambda: (lambda: 1), False)],
+)
+def test_pickle_fallback_writes_what_pickle_handles(make: Any, survives: bool) -> None:
+    from mypy_lgstate.runtime import find_problems
+
+    value = make()
+    serde = JsonPlusSerializer(pickle_fallback=True)
+    problems = find_problems(value, profile="msgpack", pickle_fallback=True)
+    try:
+        if survives:
+            assert serde.loads_typed(serde.dumps_typed(value)) == value
+            assert problems == []
+        else:
+            with pytest.raises(Exception):
+                serde.dumps_typed(value)
+            assert [p.code for p in problems] == ["lgstate-unserializable"]
+    finally:
+        close = getattr(value, "close", None)
+        if callable(close):
+            close()

@@ -70,6 +70,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         strict_msgpack: bool = False,
         allowed_msgpack_modules: Iterable[str] = (),
         safe_types: Iterable[str] = (),
+        pickle_fallback: bool = False,
     ) -> None:
         # No super().__init__(): the serializer is the wrapped saver's (see ``serde``).
         self.saver = saver
@@ -78,6 +79,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             "strict_msgpack": strict_msgpack,
             "allowed_msgpack_modules": tuple(allowed_msgpack_modules),
             "safe_types": tuple(safe_types),
+            "pickle_fallback": pickle_fallback,
         }
         self.checker = ValueChecker(**self.options)
         # LangGraph passes task_path only to savers whose put_writes takes it.
@@ -106,6 +108,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             strict_msgpack=config.strict_msgpack,
             allowed_msgpack_modules=config.allowed_msgpack_modules,
             safe_types=config.safe_types,
+            pickle_fallback=config.pickle_fallback,
         )
 
     # The wrapped saver's own ---------------------------------------------------------------------

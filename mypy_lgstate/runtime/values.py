@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import pickle
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -99,6 +100,7 @@ def find_problems(
     strict_msgpack: bool = False,
     allowed_msgpack_modules: Iterable[str] = (),
     safe_types: Iterable[str] = (),
+    pickle_fallback: bool = False,
 ) -> list[Problem]:
     """The problems of ``value``, written as one piece (a channel value, or one node write).
 
@@ -110,6 +112,7 @@ def find_problems(
         strict_msgpack=strict_msgpack,
         allowed_msgpack_modules=allowed_msgpack_modules,
         safe_types=safe_types,
+        pickle_fallback=pickle_fallback,
     )
     return [
         Problem(found.path, found.code, found.message("value")) for found in checker.check(value)
@@ -168,6 +171,7 @@ class ValueChecker:
         strict_msgpack: bool = False,
         allowed_msgpack_modules: Iterable[str] = (),
         safe_types: Iterable[str] = (),
+        pickle_fallback: bool = False,
     ) -> None:
         if profile not in PROFILES:
             raise ValueError(f'profile must be "json" or "msgpack", not {profile!r}')
@@ -176,6 +180,7 @@ class ValueChecker:
         self.allowed = frozenset(allowed_msgpack_modules)
         self.derived: frozenset[tuple[str, ...]] = frozenset()
         self.safe_types = frozenset(safe_types)
+        self.pickle = profile == "msgpack" and pickle_fallback
         self.serializer = _SERIALIZER[profile]
         self._decisions: dict[type, _Decision] = {}
         self._importable_classes: dict[type, bool] = {}
@@ -196,6 +201,14 @@ class ValueChecker:
             return found_whole
         found: list[Finding] = []
         self._walk(value, "", False, found, set(), 0)
+        if self.pickle and any(finding.code == UNSERIALIZABLE for finding in found):
+            # JsonPlusSerializer(pickle_fallback=True) pickles the whole value msgpack cannot write:
+            # what pickle writes comes back as it was.
+            try:
+                pickle.dumps(value)
+            except Exception:
+                return found
+            return []
         return found
 
     # The walk ---------------------------------------------------------------------------------
