@@ -272,6 +272,19 @@ JSON_KEY_RULES: Final[dict[str, Verdict]] = {
     "builtins.float": lossy("str", _KEY_AS_STR),
     "builtins.bool": lossy("str", _KEY_AS_STR),
 }
+# A key of a subclass of one of these comes back as the base type (measured: json writes every one as
+# a str; msgpack keeps a str or int subclass's value as the plain type, and raises on a float one).
+JSON_SUBCLASS_KEY_RULES: Final[dict[str, Verdict]] = {
+    "builtins.str": lossy("str", "use str(key) as the key"),
+    "builtins.int": lossy("str", _KEY_AS_STR),
+    "builtins.float": lossy("str", _KEY_AS_STR),
+}
+MSGPACK_SUBCLASS_KEY_RULES: Final[dict[str, Verdict]] = {
+    "builtins.str": lossy("str", "use str(key) as the key"),
+    "builtins.int": lossy("int", "use int(key) as the key"),
+}
+# Enum mixins whose members json writes as their values (dict keys: as str).
+JSON_VALUE_MIXINS: Final = (("builtins.str", "str"), ("builtins.int", "int"), ("builtins.float", "float"))
 MSGPACK_KEY_RULES: Final[dict[str, Verdict]] = {
     "builtins.str": OK,
     "builtins.int": OK,

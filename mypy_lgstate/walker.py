@@ -704,13 +704,20 @@ class Walker:
         if info.is_enum:
             if self.profile == "msgpack":
                 return rules.lossy("the members' values", "use member.value as the key")
-            if info.has_base("builtins.str") or info.has_base("builtins.int"):
+            if any(info.has_base(mixin) for mixin, _ in rules.JSON_VALUE_MIXINS):
                 return rules.lossy("the members' values as str", "use str(member.value) as the key")
             return rules.raises("use member.value as the key")
         table = rules.JSON_KEY_RULES if self.profile == "json" else rules.MSGPACK_KEY_RULES
         verdict = table.get(info.fullname)
         if verdict is not None:
             return verdict
+        subclasses = (
+            rules.JSON_SUBCLASS_KEY_RULES if self.profile == "json"
+            else rules.MSGPACK_SUBCLASS_KEY_RULES
+        )
+        for base in info.mro[1:]:
+            if base.fullname in subclasses:
+                return subclasses[base.fullname]
         return rules.raises("use str keys")
 
     # Classes ---------------------------------------------------------------------------------
@@ -719,7 +726,7 @@ class Walker:
         info = typ.type
         if self.profile == "json":
             fix = f"store member.value and rebuild it with {info.name}(value)"
-            for mixin, back_as in (("builtins.str", "str"), ("builtins.int", "int")):
+            for mixin, back_as in rules.JSON_VALUE_MIXINS:
                 if info.has_base(mixin):
                     return self._verdict(typ, rules.lossy(back_as, fix))
             return self._verdict(typ, rules.raises(fix))

@@ -98,6 +98,22 @@ class Color(Enum):
     RED = "red"
 
 
+class Tag(str):
+    pass
+
+
+class Tally(int):
+    pass
+
+
+class Ratio(float):
+    pass
+
+
+class Rate(float, Enum):
+    HALF = 0.5
+
+
 def _handler() -> None:
     pass
 
@@ -551,6 +567,11 @@ SAMPLES: list[Sample] = [
     _s("enum_literal", "Literal[Color.RED]", lambda: Color.RED),
     _s("enum_alias_695", "ColorAlias", lambda: Color.RED),
     _s("enum_function_member", "Handler", lambda: Handler.RUN),
+    _s("float_enum", "Rate", lambda: Rate.HALF),
+    _s("key_str_subclass", "dict[Tag, int]", lambda: {Tag("a"): 1}),
+    _s("key_int_subclass", "dict[Tally, int]", lambda: {Tally(1): 1}),
+    _s("key_float_subclass", "dict[Ratio, int]", lambda: {Ratio(0.5): 1}),
+    _s("key_float_enum", "dict[Rate, int]", lambda: {Rate.HALF: 1}),
     # dataclasses
     _s("dataclass", "Job", lambda: Job(1, _WHEN)),
     _s("dataclass_init_false", "JobWithInitFalse", lambda: JobWithInitFalse(1)),

@@ -473,12 +473,22 @@ class ValueChecker:
         if issubclass(cls, enum.Enum):
             if self.profile == "msgpack":
                 return rules.lossy("the members' values", "use member.value as the key")
-            if issubclass(cls, (str, int)):
+            if issubclass(cls, (str, int, float)):
                 return rules.lossy("the members' values as str", "use str(member.value) as the key")
             return rules.raises("use member.value as the key")
         table = rules.JSON_KEY_RULES if self.profile == "json" else rules.MSGPACK_KEY_RULES
         verdict = table.get(_mypy_fullname(cls))
-        return verdict if verdict is not None else rules.raises("use str keys")
+        if verdict is not None:
+            return verdict
+        subclasses = (
+            rules.JSON_SUBCLASS_KEY_RULES if self.profile == "json"
+            else rules.MSGPACK_SUBCLASS_KEY_RULES
+        )
+        for base in cls.__mro__[1:]:
+            found = subclasses.get(_mypy_fullname(base))
+            if found is not None:
+                return found
+        return rules.raises("use str keys")
 
     # Classes ----------------------------------------------------------------------------------
 
@@ -487,7 +497,7 @@ class ValueChecker:
     ) -> None:
         if self.profile == "json":
             fix = f"store member.value and rebuild it with {cls.__name__}(value)"
-            for mixin, back_as in ((str, "str"), (int, "int")):
+            for mixin, back_as in ((str, "str"), (int, "int"), (float, "float")):
                 if issubclass(cls, mixin):
                     self._lossy(found, path, cls.__name__, back_as, fix)
                     return
