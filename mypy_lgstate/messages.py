@@ -174,6 +174,16 @@ PICKLE_UNVERIFIABLE_WHAT: Final = (
 PICKLE_UNVERIFIABLE_FIX: Final = "declare a type msgpack writes, or check its values with CheckedSaver"
 
 
+# msgpack: a dataclass's class object is written like an instance, from its class attributes (measured
+# with langgraph-checkpoint 4.3.2): the plain defaults are there, a missing one or a default_factory
+# is not.
+DATACLASS_CLASS_LOSSY: Final = (
+    "a dict of its fields' defaults when every field has a plain default (it raises TypeError when"
+    " one has none, or a default_factory)",
+    "store the class name and look the class up in the node",
+)
+
+
 START_INPUT_WHAT: Final = (
     "LangGraph stores the input object itself as the first checkpoint's __start__ value, and the"
     " JSON serializer raises TypeError when the checkpoint is written"

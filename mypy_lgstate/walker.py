@@ -492,9 +492,18 @@ class Walker:
         if isinstance(typ, (TypeVarType, ParamSpecType, TypeVarTupleType)):
             return self._unverifiable(typ)
         if isinstance(typ, (CallableType, Overloaded)):
+            if (
+                self.profile == "msgpack"
+                and typ.is_type_obj()
+                and _defaults_only(typ.type_object())
+            ):
+                return self._verdict(typ, rules.lossy(*messages.DATACLASS_CLASS_LOSSY))
             fix = rules.CLASS_FIX if typ.is_type_obj() else rules.CALLABLE_FIX
             return self._verdict(typ, rules.raises(fix))
         if isinstance(typ, TypeType):
+            item = get_proper_type(typ.item)
+            if self.profile == "msgpack" and isinstance(item, Instance) and _defaults_only(item.type):
+                return self._verdict(typ, rules.lossy(*messages.DATACLASS_CLASS_LOSSY))
             return self._verdict(typ, rules.raises(rules.CLASS_FIX))
         if isinstance(typ, TupleType):
             if typ.partial_fallback.type.is_named_tuple:
@@ -1007,6 +1016,16 @@ def _needs_validation(typ: Type | None, depth: int = 0) -> bool:
             return True
         return any(_needs_validation(arg, depth + 1) for arg in proper.args)
     return False
+
+
+def _defaults_only(info: TypeInfo) -> bool:
+    """A (non-pydantic) dataclass whose fields all have defaults, as mypy's dataclass metadata says
+    (which does not tell a default_factory apart: the message says so)."""
+    metadata = info.metadata.get("dataclass")
+    if metadata is None or any(base.fullname in rules.PYDANTIC_MODELS for base in info.mro):
+        return False
+    attributes = metadata.get("attributes", [])
+    return all(attr.get("has_default") for attr in attributes if not attr.get("is_init_var"))
 
 
 def _is_function_member(typ: Type | None) -> bool:

@@ -98,6 +98,16 @@ class Color(Enum):
     RED = "red"
 
 
+@dataclass
+class AllDefaults:  # its class object is written from its class attributes: the defaults
+    a: int = 1
+
+
+@dataclass
+class NoDefault:
+    a: int
+
+
 class Tag(str):
     pass
 
@@ -568,6 +578,8 @@ SAMPLES: list[Sample] = [
     _s("enum_alias_695", "ColorAlias", lambda: Color.RED),
     _s("enum_function_member", "Handler", lambda: Handler.RUN),
     _s("float_enum", "Rate", lambda: Rate.HALF),
+    _s("dataclass_class_defaults", "type[AllDefaults]", lambda: AllDefaults),
+    _s("dataclass_class_no_default", "type[NoDefault]", lambda: NoDefault),
     _s("key_str_subclass", "dict[Tag, int]", lambda: {Tag("a"): 1}),
     _s("key_int_subclass", "dict[Tally, int]", lambda: {Tally(1): 1}),
     _s("key_float_subclass", "dict[Ratio, int]", lambda: {Ratio(0.5): 1}),

@@ -290,7 +290,10 @@ class ValueChecker:
         elif kind == _DATACLASS:
             self._dataclass(value, cls, path, in_model_value, found, walk)
         elif kind == _CLASS_OBJECT:
-            self._raises(found, path, f"type[{value.__name__}]", rules.CLASS_FIX)
+            if self.profile == "msgpack" and _defaults_only(value):
+                self._lossy(found, path, f"type[{value.__name__}]", *messages.DATACLASS_CLASS_LOSSY)
+            else:
+                self._raises(found, path, f"type[{value.__name__}]", rules.CLASS_FIX)
         else:
             self._rule(value, cls, decision, path, in_model_value, found, walk)
 
@@ -742,6 +745,14 @@ def _is_default(value: object, declared: Any) -> bool:
         return bool(value == declared.get_default())
     except Exception:  # a default factory or __eq__ of the user's that fails: assume changed
         return False
+
+
+def _defaults_only(cls: type) -> bool:
+    """A dataclass (not a pydantic model) whose fields all have a plain default: msgpack writes its
+    class object as a dict of them."""
+    if not dataclasses.is_dataclass(cls) or hasattr(cls, "model_fields"):
+        return False
+    return all(field.default is not dataclasses.MISSING for field in dataclasses.fields(cls))
 
 
 def _is_json_marker(item: object) -> bool:
