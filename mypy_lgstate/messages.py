@@ -48,6 +48,8 @@ def allowlist_message(
     return problem_message(path, type_name, what, fix, where)
 
 
+ENUM_JSON_FIX_START: Final = "store member.value and rebuild it with "
+
 # msgpack, measured with langgraph-checkpoint 4.3.2 and langgraph-checkpoint-sqlite 3.1.2: a
 # bytearray that is a channel's whole value.
 WHOLE_BYTEARRAY_LOSSY: Final = (

@@ -330,6 +330,8 @@ class Walker:
         problems = tuple(
             problem._replace(what=_REVALIDATED.format(serializer=self.serializer))
             if problem.fix == _TUPLE_AS_LIST.fix
+            else problem._replace(what=_ENUM_REVALIDATED.format(serializer=self.serializer))
+            if problem.code == codes.LOSSY and problem.fix.startswith(messages.ENUM_JSON_FIX_START)
             else problem
             for problem in found.problems
         )
@@ -734,7 +736,7 @@ class Walker:
     def _enum(self, typ: Instance, in_model_value: bool) -> Findings:
         info = typ.type
         if self.profile == "json":
-            fix = f"store member.value and rebuild it with {info.name}(value)"
+            fix = f"{messages.ENUM_JSON_FIX_START}{info.name}(value)"
             for mixin, back_as in rules.JSON_VALUE_MIXINS:
                 if info.has_base(mixin):
                     return self._verdict(typ, rules.lossy(back_as, fix))
@@ -1063,6 +1065,10 @@ _PRIVATE_DROPPED: Final = rules.lossy(*messages.PRIVATE_ATTRIBUTE_LOSSY)
 _REVALIDATED: Final = (
     "{serializer} writes it as a list: nodes get a tuple (LangGraph re-validates the state before"
     " each node), but get_state() shows a list"
+)
+_ENUM_REVALIDATED: Final = (
+    "{serializer} writes it as its value: nodes get the enum (LangGraph re-validates the state"
+    " before each node), but get_state() and the graph's output show the bare value"
 )
 _TUPLE_AS_LIST: Final = rules.lossy("list", "store a list and declare it as list[...]")
 _JSON_NO_SETS: Final = rules.raises("store a sorted list instead")

@@ -306,3 +306,34 @@ def test_pickle_fallback_writes_what_pickle_handles(make: Any, survives: bool) -
         close = getattr(value, "close", None)
         if callable(close):
             close()
+
+
+class _Speed(str, enum.Enum):
+    FAST = "fast"
+
+
+class _SpeedState(BaseModel):
+    speed: _Speed = _Speed.FAST
+    n: int = 0
+
+
+def test_json_an_enum_field_of_a_pydantic_state_is_an_enum_in_nodes_and_bare_in_get_state() -> None:
+    seen: list[type] = []
+
+    def second(state: _SpeedState) -> dict[str, Any]:
+        seen.append(type(state.speed))
+        return {"n": 2}
+
+    builder = StateGraph(_SpeedState)
+    builder.add_node("first", lambda state: {"speed": _Speed.FAST, "n": 1})
+    builder.add_node("second", second)
+    builder.add_edge(START, "first")
+    builder.add_edge("first", "second")
+    graph = builder.compile(
+        checkpointer=InMemorySaver(serde=_JsonSerde()),  # type: ignore[arg-type]
+        interrupt_before=["second"],
+    )
+    graph.invoke({"n": 0}, _config("speed"))
+    assert type(graph.get_state(_config("speed")).values["speed"]) is str
+    output = graph.invoke(None, _config("speed"))  # resumed from the stored checkpoint
+    assert seen == [_Speed] and type(output["speed"]) is str
