@@ -443,9 +443,12 @@ class Walker:
                 return NOTHING
             self._open(key)
             try:
-                return self._walk_proper(get_proper_type(typ), in_model_value)
+                found = self._walk_proper(get_proper_type(typ), in_model_value)
             finally:
                 self._close(key)
+            if typ.alias is not None and typ.alias.fullname == _MESSAGE_LIKE:
+                found = _message_like(found)
+            return found
         return self._walk_proper(get_proper_type(typ), in_model_value)
 
     def _cut(self, key: object) -> bool:
@@ -1071,6 +1074,23 @@ _ENUM_REVALIDATED: Final = (
     " before each node), but get_state() and the graph's output show the bare value"
 )
 _TUPLE_AS_LIST: Final = rules.lossy("list", "store a list and declare it as list[...]")
+# LangChain's union of message forms (a message, a str, a (role, content) tuple, a dict).
+_MESSAGE_LIKE: Final = "langchain_core.messages.utils.MessageLikeRepresentation"
+
+
+def _message_like(found: Findings) -> Findings:
+    """A (role, content) tuple of a ``MessageLikeRepresentation``: named by the union, and fixed by
+    declaring messages, which a list of lists would not be."""
+    return found._replace(problems=tuple(
+        problem._replace(
+            type_name="MessageLikeRepresentation",
+            what=problem.what.replace("it comes back", "a (role, content) tuple comes back"),
+            fix="declare it as list[AnyMessage], and store messages",
+        )
+        if problem.path == "" and problem.fix == _TUPLE_AS_LIST.fix
+        else problem
+        for problem in found.problems
+    ))
 _JSON_NO_SETS: Final = rules.raises("store a sorted list instead")
 _JSON_NO_DEQUE: Final = rules.raises("store a list instead")
 

@@ -68,7 +68,7 @@ from zoneinfo import ZoneInfo
 import httpx
 import numpy as np
 from langchain_core.documents import Document
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, MessageLikeRepresentation
 from langgraph.graph.message import add_messages
 from langgraph.store.base import Item
 from langgraph.types import Command, Interrupt, Send
@@ -578,6 +578,7 @@ SAMPLES: list[Sample] = [
     _s("enum_alias_695", "ColorAlias", lambda: Color.RED),
     _s("enum_function_member", "Handler", lambda: Handler.RUN),
     _s("float_enum", "Rate", lambda: Rate.HALF),
+    _s("message_like_tuples", "list[MessageLikeRepresentation]", lambda: [("ai", "hello")]),
     _s("dataclass_class_defaults", "type[AllDefaults]", lambda: AllDefaults),
     _s("dataclass_class_no_default", "type[NoDefault]", lambda: NoDefault),
     _s("key_str_subclass", "dict[Tag, int]", lambda: {Tag("a"): 1}),
