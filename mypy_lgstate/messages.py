@@ -7,7 +7,18 @@ the active profile, and the fix.
 
 from __future__ import annotations
 
+import json
 from typing import Final
+
+
+def field_part(name: str) -> str:
+    """A field in a path: ``.name``, or ``["a-b"]`` for a key that is not an identifier."""
+    return f".{name}" if name.isidentifier() else key_part(name)
+
+
+def key_part(key: str) -> str:
+    """A str key in a path, as a Python literal: a newline in it never splits a message."""
+    return f"[{json.dumps(key, ensure_ascii=False)}]"
 
 
 def problem_message(path: str, type_name: str, what: str, fix: str, where: str | None) -> str:

@@ -134,6 +134,10 @@ TYPE_RULES: Final[dict[str, TypeRule]] = {
     "ipaddress.IPv6Interface": _json_raises_msgpack_ok(_STR),
     "ipaddress.IPv4Network": _json_raises_msgpack_ok(_STR),
     "ipaddress.IPv6Network": _json_raises_msgpack_ok(_STR),
+    # Values with no encoding in either serializer, whose plain conversion is a str (measured:
+    # HttpUrl, AnyUrl and Fraction raise under both).
+    "pydantic.networks._BaseUrl": _both(raises("store str(value)")),
+    "fractions.Fraction": _both(raises("store str(value) and rebuild it with Fraction(text)")),
     # pydantic secrets: msgpack keeps them (as plain text in the checkpoint).
     "pydantic.types.SecretStr": _json_raises_msgpack_ok("store the secret outside graph state"),
     "pydantic.types.SecretBytes": _json_raises_msgpack_ok("store the secret outside graph state"),

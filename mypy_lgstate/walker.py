@@ -202,7 +202,9 @@ def channel_values(found: Findings, root: str, *, fields: bool) -> Findings:
     def at_top(problem: Problem) -> bool:
         if not fields:
             return problem.path == root
-        return bool(problem.anchors) and problem.path == f"{root}.{problem.anchors[0][1]}"
+        return bool(problem.anchors) and problem.path == root + messages.field_part(
+            problem.anchors[0][1]
+        )
 
     return found._replace(
         problems=tuple(
@@ -216,7 +218,7 @@ def _in_field(found: Findings, owner: TypeInfo, name: str) -> Findings:
     """``found``, the findings of the type of field ``name`` of ``owner``, placed under that field."""
     if not found.problems and not found.user_classes:  # the usual case: nothing to move
         return found
-    return found.under(f".{name}", (owner, name))
+    return found.under(messages.field_part(name), (owner, name))
 
 
 def is_top_level(info: TypeInfo) -> bool:

@@ -46,6 +46,7 @@ from collections.abc import (
 from dataclasses import InitVar, dataclass, field
 from datetime import date, datetime, time, timedelta, timezone
 from decimal import Decimal
+from fractions import Fraction
 from enum import Enum, Flag, IntEnum, StrEnum
 from typing import (
     IO,
@@ -74,6 +75,8 @@ from langgraph.store.base import Item
 from langgraph.types import Command, Interrupt, Send
 from pydantic import (
     AliasChoices,
+    AnyUrl,
+    HttpUrl,
     BaseModel,
     ConfigDict,
     Field,
@@ -578,6 +581,9 @@ SAMPLES: list[Sample] = [
     _s("enum_alias_695", "ColorAlias", lambda: Color.RED),
     _s("enum_function_member", "Handler", lambda: Handler.RUN),
     _s("float_enum", "Rate", lambda: Rate.HALF),
+    _s("http_url", "HttpUrl", lambda: HttpUrl("https://example.com/"), "pydantic.networks._BaseUrl"),
+    _s("any_url", "AnyUrl", lambda: AnyUrl("https://example.com/")),
+    _s("fraction", "Fraction", lambda: Fraction(1, 3), "fractions.Fraction"),
     _s("message_like_tuples", "list[MessageLikeRepresentation]", lambda: [("ai", "hello")]),
     _s("dataclass_class_defaults", "type[AllDefaults]", lambda: AllDefaults),
     _s("dataclass_class_no_default", "type[NoDefault]", lambda: NoDefault),

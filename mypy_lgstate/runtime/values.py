@@ -135,7 +135,7 @@ def _is_importable(cls: type) -> bool:
 
 
 def _key_repr(key: object) -> str:
-    return f'["{key}"]' if type(key) is str else f"[{key!r}]"
+    return messages.key_part(key) if type(key) is str else f"[{key!r}]"
 
 
 # How a class is walked, decided once per class.
