@@ -471,12 +471,14 @@ def test_options_from_the_project(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[tool.mypy_lgstate]\nprofile = "msgpack"\nstrict_msgpack = true\n'
         'allowed_msgpack_modules = ["app.Job"]\nsafe_types = ["app.Money"]\n'
+        "pickle_fallback = true\n"
     )
     (tmp_path / "pkg").mkdir()
     saver = CheckedSaver.from_project(InMemorySaver(), start=tmp_path / "pkg")
     assert saver.options == {
         "profile": "msgpack", "strict_msgpack": True,
         "allowed_msgpack_modules": ("app.Job",), "safe_types": ("app.Money",),
+        "pickle_fallback": True,
     }
     # mypy's own files come first in a directory; one without a section is skipped.
     (tmp_path / "pkg" / "setup.cfg").write_text("[metadata]\nname = x\n")
