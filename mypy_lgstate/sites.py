@@ -56,6 +56,7 @@ from mypy.types import (
 )
 
 from mypy_lgstate import builders, discovery
+from mypy_lgstate.messages import key_part
 from mypy_lgstate.walker import Findings, model_fields
 
 COMMAND: Final = "langgraph.types.Command"
@@ -256,7 +257,7 @@ def values_of(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
             if key is None:  # ``**other``: checked by its type
                 yield from _typed(value, f"{path}{{**}}", api)
             elif isinstance(key, StrExpr):
-                yield from values_of(value, f'{path}["{key.value}"]', api)
+                yield from values_of(value, path + key_part(key.value), api)
             else:
                 key_type = api.lookup_type_or_none(key)
                 if key_type is not None:
@@ -288,7 +289,7 @@ def update_pairs(expr: Expression, path: str, api: TypeChecker) -> Iterator[Valu
             return None
         key, value = item.items
         assert isinstance(key, StrExpr)
-        pairs.append((f'{path}["{key.value}"]', value))
+        pairs.append((path + key_part(key.value), value))
     return (found for item_path, value in pairs for found in values_of(value, item_path, api))
 
 

@@ -30,6 +30,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.types import Interrupt, Send
 
 from mypy_lgstate.config import load_config
+from mypy_lgstate.messages import key_part
 from mypy_lgstate.runtime.project import find_config_file
 from mypy_lgstate.runtime.values import CheckpointValueError, Finding, Problem, ValueChecker
 
@@ -330,9 +331,9 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
                 if channel in _RESULTS:
                     root = f"{node}()" if node is not None else "task()"
                 elif node == _START:
-                    root = f'input["{channel}"]'
+                    root = "input" + key_part(channel)
                 elif by_update_state:
-                    root = f'update_state.values["{channel}"]'
+                    root = "update_state.values" + key_part(channel)
                 elif node is not None:
                     root = f"{node}().{channel}"
                 else:
