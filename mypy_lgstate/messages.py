@@ -238,6 +238,11 @@ def generic_model_fix(concrete: str) -> str:
     return f"declare `{concrete}` at module top level and use it"
 
 
+def generic_subclass_fix(subclass: str, parametrized: str) -> str:
+    """The concrete subclass exists already: declare it instead of the parametrization."""
+    return f"declare the field as {subclass} (a subclass of {parametrized}), and store instances of it"
+
+
 def not_in_init_lossy(field: str) -> tuple[str, str]:
     """A dataclass field with ``init=False``: the loader's ``cls(**fields)`` rejects it."""
     return "a dict", f"give field {field!r} init=True, or keep it out of the dataclass"

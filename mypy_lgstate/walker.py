@@ -857,12 +857,11 @@ class Walker:
                 )
             return self._verdict(typ, rules.lossy(*messages.ROOT_MODEL_LOSSY))
         if is_parametrized(typ):
-            concrete = f"class {self._concrete_name(typ)}({self.type_name(typ)})"
             unimportable = self._problem(
                 codes.UNIMPORTABLE,
                 typ,
                 messages.GENERIC_MODEL_UNIMPORTABLE,
-                messages.generic_model_fix(concrete),
+                self._generic_fix(typ),
             )
             return _merge([unimportable, fields])
         own = _merge(
@@ -911,6 +910,21 @@ class Walker:
             for base, name, var in instance_attributes(info, unannotated=True)
             if name.startswith("_") and not name.startswith("__") and var.type is not None
         ])
+
+    def _generic_fix(self, typ: Instance) -> str:
+        """Declare a concrete subclass: the one that exists (``class IntBox(Box[int])`` at the top
+        level of the generic's module), or a new one under a name no class there has."""
+        name = self._concrete_name(typ)
+        module = typ.type.module_name
+        for candidate in (name, *(f"{name}{n}" for n in range(2, 10))):
+            existing = self.lookup(f"{module}.{candidate}")
+            if not isinstance(existing, TypeInfo):
+                return messages.generic_model_fix(f"class {candidate}({self.type_name(typ)})")
+            if is_top_level(existing) and any(
+                isinstance(base, Instance) and base == typ for base in existing.bases
+            ):
+                return messages.generic_subclass_fix(existing.fullname, self.type_name(typ))
+        return messages.generic_model_fix(f"class {name}Model({self.type_name(typ)})")
 
     def _concrete_name(self, typ: Instance) -> str:
         return "".join(_name_part(arg) for arg in typ.args) + typ.type.name
