@@ -564,7 +564,7 @@ def test_report_on_the_example_application_is_the_one_the_readme_shows(cache_dir
     assert result.returncode == 0
     assert '  unchecked node lookup_customer (examples/triage/graph.py:56): returns "dict[str, Any]"' in lines
     assert "  checked   node FollowUp.after_model (examples/triage/assistant.py:42)" in lines
-    assert lines[-1] == "3 graphs, nodes checked 7/8 (unchecked 1, opaque 0), 10 write sites, 13 findings"
+    assert lines[-1] == "3 graphs, nodes checked 7/8 (unchecked 1, opaque 0), 10 write sites, 14 findings"
     assert f"```text\n{result.stdout}```" in (ROOT / "README.md").read_text()
 
 
