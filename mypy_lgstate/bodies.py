@@ -62,6 +62,7 @@ from mypy.subtypes import is_same_type
 from mypy.types import AnyType, CallableType, Instance, NoneType, Type, get_proper_type
 
 from mypy_lgstate import sites
+from mypy_lgstate.messages import key_part
 
 COMMAND: Final = "langgraph.types.Command"
 # Declared value types that say nothing of what a node writes.
@@ -312,7 +313,7 @@ def values(returned: Returned, root: str, api: TypeChecker) -> Iterator[sites.Va
             if value.path.startswith((f'{root}["', f"{root}{{**}}")):
                 yield value
     for key, expr in returned.items:
-        yield from sites.values_of(expr, f'{root}["{key.value}"]', api)
+        yield from sites.values_of(expr, root + key_part(key.value), api)
 
 
 def unknown_keys(returned: Returned, channels: frozenset[str]) -> Iterator[StrExpr]:
@@ -323,7 +324,7 @@ def unknown_keys(returned: Returned, channels: frozenset[str]) -> Iterator[StrEx
 def under_keys(value: sites.Value, root: str, keys: list[str]) -> bool:
     """Whether ``value`` is written under one of ``keys`` (``root["key"]`` or below)."""
     for key in keys:
-        top = f'{root}["{key}"]'
+        top = root + key_part(key)
         if value.path.startswith(top) and value.path[len(top):len(top) + 1] in ("", "[", "{"):
             return True
     return False
@@ -333,9 +334,10 @@ def declared_as(value: sites.Value, root: str, declared: dict[str, list[Type]]) 
     """Whether ``value`` is a channel's whole value of exactly the type the graph declares for that
     channel (``{"order": state["order"]}``): the schema's own check already said all there is."""
     rest = value.path[len(root):]
-    if not (rest.startswith('["') and rest.endswith('"]') and rest.count('"]') == 1):
-        return False
-    return any(is_same_type(value.type, typ) for typ in declared.get(rest[2:-2], ()))
+    return any(
+        rest == key_part(key) and any(is_same_type(value.type, typ) for typ in types)
+        for key, types in declared.items()
+    )
 
 
 def dotted(path: str, root: str) -> str:

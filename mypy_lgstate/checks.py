@@ -37,6 +37,7 @@ from mypy_lgstate.allowlist import derive_allowlist
 from mypy_lgstate.config import LGStateConfig
 from mypy_lgstate import lockfile
 from mypy_lgstate.lockfile import NO_LOCK, Lock
+from mypy_lgstate.messages import key_part
 from mypy_lgstate.report import fail, report
 from mypy_lgstate.walker import Findings, Walker
 
@@ -664,9 +665,12 @@ class Checks:
             if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
                 continue
             if messages and sites.is_message_like(value.shown or value.type):
-                if any(value.path.startswith(f'{root}["{key}"]') for key in messages):
+                if any(value.path.startswith(root + key_part(key)) for key in messages):
                     continue  # add_messages turns it into a message
             schema = sites.channels_schema(value, root)
+            if schema is not None and root in sites.START_ROOTS:
+                start = self.walker.start_input(value.type, value.path)
+                self._emit(api, start, value.expr, at_fields=False, allowed=allowed)
             if schema is not None and schema in schemas:
                 continue
             if schema is not None:  # a model or dataclass whose fields update the channels

@@ -39,6 +39,7 @@ class LGStateConfig(NamedTuple):
     state_classes: tuple[str, ...] = ()
     safe_types: tuple[str, ...] = ()
     lock_file: str = "lgstate.lock"  # relative to the configuration file's directory
+    pickle_fallback: bool = False  # msgpack: JsonPlusSerializer(pickle_fallback=True)
 
     def digest(self) -> str:
         """A short hash of the options. mypy stores it with each user module (``report_config_data``:

@@ -46,13 +46,15 @@ STORED_BY_NAME: Final = frozenset({"pydantic model", "dataclass", "Enum", "Named
 
 def kind_of(info: TypeInfo) -> str | None:
     """The kind a lock file records for ``info``, or ``None`` for classes it leaves out (builtins
-    and library types that the serializer handles itself, such as LangChain messages)."""
+    and library types that the serializer handles itself, such as LangChain messages). Every enum
+    is locked by its members, whatever its mixin (``class P(str, Enum)``, ``StrEnum``, ``IntEnum``):
+    the loader rebuilds each by its value, and a lost one loads as the bare value."""
+    if info.is_enum:
+        return "Enum"
     if any(base.fullname in rules.TYPE_RULES for base in info.mro):
         return None
     if info.typeddict_type is not None:
         return "TypedDict"
-    if info.is_enum:
-        return "Enum"
     if info.is_named_tuple:
         return "NamedTuple"
     if any(base.fullname in rules.PYDANTIC_MODELS for base in info.mro):

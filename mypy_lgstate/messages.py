@@ -7,7 +7,18 @@ the active profile, and the fix.
 
 from __future__ import annotations
 
+import json
 from typing import Final
+
+
+def field_part(name: str) -> str:
+    """A field in a path: ``.name``, or ``["a-b"]`` for a key that is not an identifier."""
+    return f".{name}" if name.isidentifier() else key_part(name)
+
+
+def key_part(key: str) -> str:
+    """A str key in a path, as a Python literal: a newline in it never splits a message."""
+    return f"[{json.dumps(key, ensure_ascii=False)}]"
 
 
 def problem_message(path: str, type_name: str, what: str, fix: str, where: str | None) -> str:
@@ -48,6 +59,17 @@ def allowlist_message(
     return problem_message(path, type_name, what, fix, where)
 
 
+ENUM_JSON_FIX_START: Final = "store member.value and rebuild it with "
+
+# msgpack, measured with langgraph-checkpoint 4.3.2 and langgraph-checkpoint-sqlite 3.1.2: a
+# bytearray that is a channel's whole value.
+WHOLE_BYTEARRAY_LOSSY: Final = (
+    "bytes under SqliteSaver and AsyncSqliteSaver, which serialize the whole checkpoint as one"
+    " value (InMemorySaver keeps a bytearray that is a channel's whole value)",
+    "declare the field as bytes",
+)
+
+
 # Classes whose bodies change what the msgpack loader's ``cls(**fields)`` rebuilds: each is a
 # (comes back as, fix) pair, worded alike by the plugin (from the class body) and the runtime
 # checker (from the class object).
@@ -71,6 +93,15 @@ def enum_tuple_lossy(member: str) -> tuple[str, str]:
     return (
         "a list (its value), because no member has a list as its value",
         f"give the members str or int values (member {member} has a tuple)",
+    )
+
+
+def enum_function_member_fix(member: str) -> str:
+    """An enum member whose value is a function (``enum.member(func)``): msgpack writes a member as
+    its value, and has no encoding for a function."""
+    return (
+        f"give the members plain values (member {member} has a function as its value): store the"
+        " function's name and look it up in the node"
     )
 
 
@@ -101,6 +132,14 @@ def excluded_field_fallback(name: str) -> str:
     return f"required field {name!r} is excluded from model_dump()"
 
 
+def json_field_fallback(name: str) -> str:
+    return f"Json field {name!r} validates only a JSON string, and the loader passes the parsed value"
+
+
+def strict_field_fallback(name: str) -> str:
+    return f"strict=True rejects field {name!r} as it is written (a tuple as a list, a dataclass as a dict)"
+
+
 FORBIDDEN_COMPUTED_FALLBACK: Final = 'extra="forbid" rejects its computed fields'
 
 
@@ -109,6 +148,10 @@ def fallback_lossy(reason: str) -> tuple[str, str]:
     ``model_construct``, which validates nothing."""
     if reason.startswith("field"):
         fix = "set populate_by_name=True in model_config"
+    elif reason.startswith("Json"):
+        fix = "declare the parsed type instead of Json[...], and parse the string before storing it"
+    elif reason.startswith("strict"):
+        fix = "declare the field with lists and models instead, or drop strict=True"
     elif reason.startswith("required"):
         fix = "give the excluded field a default"
     else:
@@ -124,6 +167,50 @@ def fallback_lossy(reason: str) -> tuple[str, str]:
 # plugin and the runtime checker.
 
 
+EXTRA_MODEL_LOSSY: Final = (
+    "a dict: an extra value is not validated when the model is rebuilt",
+    "declare it as a field of the model",
+)
+EXTRA_ALLOWED_FIX: Final = 'declare the extra values as fields, or drop extra="allow"'
+
+
+def extra_allowed_what(serializer: str) -> str:
+    """A model with ``extra="allow"``: ``model_dump()`` writes values no field declares."""
+    return f'its extra values (extra="allow") cannot be checked against {serializer}'
+
+
+# msgpack with pickle_fallback: what msgpack cannot write is pickled, which depends on what it holds.
+PICKLE_UNVERIFIABLE_WHAT: Final = (
+    "msgpack cannot write it, so pickle_fallback pickles it, which works only if everything it holds"
+    " pickles (a module-level function or class does; a lambda, a lock or an open file does not)"
+)
+PICKLE_UNVERIFIABLE_FIX: Final = "declare a type msgpack writes, or check its values with CheckedSaver"
+
+
+# msgpack: a dataclass's class object is written like an instance, from its class attributes (measured
+# with langgraph-checkpoint 4.3.2): the plain defaults are there, a missing one or a default_factory
+# is not.
+DATACLASS_CLASS_LOSSY: Final = (
+    "a dict of its fields' defaults when every field has a plain default (it raises TypeError when"
+    " one has none, or a default_factory)",
+    "store the class name and look the class up in the node",
+)
+
+
+START_INPUT_WHAT: Final = (
+    "LangGraph stores the input object itself as the first checkpoint's __start__ value, and the"
+    " JSON serializer raises TypeError when the checkpoint is written"
+)
+
+
+def start_input_fix(dump: str) -> str:
+    """``dump``: the call that makes the input a dict (``value.model_dump()``)."""
+    return (
+        f"pass a dict instead ({dump}), typed by a TypedDict given as"
+        " StateGraph(..., input_schema=...)"
+    )
+
+
 def model_json_fix(name: str) -> str:
     return f'store value.model_dump(mode="json") and rebuild it with {name}.model_validate(data)'
 
@@ -132,6 +219,14 @@ DATACLASS_JSON_FIX: Final = (
     "store dataclasses.asdict(value), or declare a TypedDict instead of the dataclass"
 )
 ROOT_MODEL_LOSSY: Final = ("its root value", "store value.root and declare its type")
+# A dict root: the loader passes the dict as keyword arguments, which rebuilds the model, except from
+# no keywords at all (measured with pydantic 2.14: an empty dict comes back as a plain dict) or with a
+# "root" key, which pydantic takes as the root itself.
+ROOT_DICT_MODEL_LOSSY: Final = (
+    'a plain dict when its dict is empty, and changed when the dict has a "root" key (the loader'
+    " passes the dict as keyword arguments; any other dict rebuilds the model)",
+    "store value.root and declare its type",
+)
 GENERIC_MODEL_UNIMPORTABLE: Final = (
     "a parametrized generic model cannot be re-imported by the checkpoint loader: it comes back as"
     " a plain dict"
@@ -141,6 +236,11 @@ GENERIC_MODEL_UNIMPORTABLE: Final = (
 def generic_model_fix(concrete: str) -> str:
     """``concrete``: the subclass to declare, ``class IntBox(Box[int])``."""
     return f"declare `{concrete}` at module top level and use it"
+
+
+def generic_subclass_fix(subclass: str, parametrized: str) -> str:
+    """The concrete subclass exists already: declare it instead of the parametrization."""
+    return f"declare the field as {subclass} (a subclass of {parametrized}), and store instances of it"
 
 
 def not_in_init_lossy(field: str) -> tuple[str, str]:

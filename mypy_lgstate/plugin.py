@@ -224,6 +224,11 @@ class LGStatePlugin(Plugin):
         return _is_state_graph(node)
 
     def get_customize_class_mro_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
+        # A daemon run that processes several changed modules analyses them one after the other,
+        # checking the users of each in between: a class analysed again may have changed since
+        # verdicts were memoized from it earlier in the same run (issue 19).
+        if self._checks is not None and self.options.fine_grained_incremental:
+            self._checks.forget()
         # The one hook that sees a class body in every mode, while mypy analyses it: pydantic
         # models only, so that no other plugin's hook for other classes is shadowed.
         info = self._lookup(fullname)

@@ -124,6 +124,13 @@ def _field_home(info: TypeInfo, field: str, module: str) -> tuple[int | None, Ty
         if info.typeddict_type is None:  # a model or dataclass: the anchor is the declaring class
             sym = info.names.get(field)
             line = sym.node.line if sym is not None and isinstance(sym.node, Var) else -1
+            if line <= 0 and info.is_named_tuple:  # mypy makes a NamedTuple's field Vars itself
+                line = next(
+                    (stmt.line for stmt in info.defn.defs.body
+                     if isinstance(stmt, AssignmentStmt)
+                     and any(isinstance(lv, NameExpr) and lv.name == field for lv in stmt.lvalues)),
+                    -1,
+                )
             return (line if line > 0 else None), info
         for stmt in info.defn.defs.body:
             if isinstance(stmt, AssignmentStmt) and any(

@@ -56,6 +56,7 @@ from mypy.types import (
 )
 
 from mypy_lgstate import builders, discovery
+from mypy_lgstate.messages import key_part
 from mypy_lgstate.walker import Findings, model_fields
 
 COMMAND: Final = "langgraph.types.Command"
@@ -256,7 +257,7 @@ def values_of(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
             if key is None:  # ``**other``: checked by its type
                 yield from _typed(value, f"{path}{{**}}", api)
             elif isinstance(key, StrExpr):
-                yield from values_of(value, f'{path}["{key.value}"]', api)
+                yield from values_of(value, path + key_part(key.value), api)
             else:
                 key_type = api.lookup_type_or_none(key)
                 if key_type is not None:
@@ -288,7 +289,7 @@ def update_pairs(expr: Expression, path: str, api: TypeChecker) -> Iterator[Valu
             return None
         key, value = item.items
         assert isinstance(key, StrExpr)
-        pairs.append((f'{path}["{key.value}"]', value))
+        pairs.append((path + key_part(key.value), value))
     return (found for item_path, value in pairs for found in values_of(value, item_path, api))
 
 
@@ -411,6 +412,13 @@ def is_update_root(root: str) -> bool:
     """Whether a value at ``root`` updates the channels key by key: a write site's update or
     input, or what a node's body returns (``node()``, see ``bodies``)."""
     return root in CHANNEL_ROOTS or root.endswith("()")
+
+
+# Roots whose value LangGraph also keeps whole, as the first checkpoint's ``__start__`` value.
+START_ROOTS: Final = frozenset(
+    {"invoke.input", "ainvoke.input", "stream.input", "astream.input", "batch.inputs",
+     "abatch.inputs"}
+)
 
 
 def channels_schema(value: Value, root: str) -> TypeInfo | None:

@@ -16,7 +16,7 @@ from typing import Final, Literal, NamedTuple, TypeVar
 from mypy.errorcodes import ErrorCode
 from mypy.maptype import map_instance_to_supertype
 from mypy.messages import format_type_bare
-from mypy.nodes import SymbolNode, TypeInfo, Var
+from mypy.nodes import LambdaExpr, SymbolNode, TypeInfo, Var
 from mypy.options import Options
 from mypy.types import (
     AnyType,
@@ -67,8 +67,8 @@ class Problem(NamedTuple):
     what: str
     fix: str
     anchors: tuple[Anchor, ...] = ()
-    # msgpack writes the value as it is when it is a channel's whole value (``bytearray``).
-    whole_channel_ok: bool = False
+    # msgpack: worded apart when it is a channel's whole value (``bytearray``).
+    whole_channel_differs: bool = False
 
     def under(self, prefix: str, field: Field | None = None) -> Problem:
         path, anchors = _placed(self.path, self.anchors, prefix, field)
@@ -191,19 +191,26 @@ def _first_of_each(found: list[_Found]) -> tuple[_Found, ...]:
 
 
 def channel_values(found: Findings, root: str, *, fields: bool) -> Findings:
-    """``found`` without what does not apply to a channel's whole value: the problems at ``root``
-    itself, or at its fields (``fields``: ``root`` is a state class or an update type), that hold
-    only below the top of a channel."""
-    if not any(problem.whole_channel_ok for problem in found.problems):
+    """``found``, with the problems that read otherwise for a channel's whole value reworded: those
+    at ``root`` itself, or at its fields (``fields``: ``root`` is a state class or an update type),
+    that are worded for a value below the top of a channel."""
+    if not any(problem.whole_channel_differs for problem in found.problems):
         return found
+    back_as, fix = messages.WHOLE_BYTEARRAY_LOSSY
+    whole = f"the msgpack serializer writes it, but it comes back as {back_as}"
 
     def at_top(problem: Problem) -> bool:
         if not fields:
             return problem.path == root
-        return bool(problem.anchors) and problem.path == f"{root}.{problem.anchors[0][1]}"
+        return bool(problem.anchors) and problem.path == root + messages.field_part(
+            problem.anchors[0][1]
+        )
 
     return found._replace(
-        problems=tuple(p for p in found.problems if not (p.whole_channel_ok and at_top(p)))
+        problems=tuple(
+            p._replace(what=whole, fix=fix) if p.whole_channel_differs and at_top(p) else p
+            for p in found.problems
+        )
     )
 
 
@@ -211,7 +218,7 @@ def _in_field(found: Findings, owner: TypeInfo, name: str) -> Findings:
     """``found``, the findings of the type of field ``name`` of ``owner``, placed under that field."""
     if not found.problems and not found.user_classes:  # the usual case: nothing to move
         return found
-    return found.under(f".{name}", (owner, name))
+    return found.under(messages.field_part(name), (owner, name))
 
 
 def is_top_level(info: TypeInfo) -> bool:
@@ -290,6 +297,7 @@ class Walker:
         self.profile = config.profile
         self.strict = config.profile == "msgpack" and config.strict_msgpack
         self.safe_types = frozenset(config.safe_types)
+        self.pickle = config.profile == "msgpack" and config.pickle_fallback
         self.options = options
         self.serializer = _SERIALIZER[self.profile]
         self._class_memo: dict[tuple[str, bool], Findings] = {}
@@ -324,6 +332,8 @@ class Walker:
         problems = tuple(
             problem._replace(what=_REVALIDATED.format(serializer=self.serializer))
             if problem.fix == _TUPLE_AS_LIST.fix
+            else problem._replace(what=_ENUM_REVALIDATED.format(serializer=self.serializer))
+            if problem.code == codes.LOSSY and problem.fix.startswith(messages.ENUM_JSON_FIX_START)
             else problem
             for problem in found.problems
         )
@@ -355,6 +365,20 @@ class Walker:
         # A TypedDict update type's fields are the channels' values.
         return channel_values(found, path, fields=isinstance(get_proper_type(typ), TypedDictType))
 
+    def start_input(self, typ: Type, path: str) -> Findings:
+        """A model or dataclass passed whole as a graph's input (``graph.invoke(State(...))``):
+        LangGraph keeps the object itself as the ``__start__`` channel's value, which the JSON
+        serializer cannot write even when every field is JSON-clean."""
+        proper = get_proper_type(typ)
+        if self.profile != "json" or not isinstance(proper, Instance):
+            return NOTHING
+        is_model = any(base.fullname in rules.PYDANTIC_MODELS for base in proper.type.mro)
+        dump = "value.model_dump()" if is_model else "dataclasses.asdict(value)"
+        return Findings((Problem(
+            codes.UNSERIALIZABLE, path, self.type_name(typ), messages.START_INPUT_WHAT,
+            messages.start_input_fix(dump),
+        ),))
+
     def type_name(self, typ: Type) -> str:
         return format_type_bare(typ, self.options)
 
@@ -363,7 +387,44 @@ class Walker:
     def _problem(self, code: ErrorCode, typ: Type, what: str, fix: str) -> Findings:
         return Findings((Problem(code, "", self.type_name(typ), what, fix),))
 
+    def _pickled(self, typ: Type) -> Findings:
+        """What ``pickle_fallback`` makes of a value msgpack cannot write (rules.py, PICKLED)."""
+        proper = get_proper_type(typ)
+        if isinstance(proper, TypeType):
+            item = get_proper_type(proper.item)
+            if isinstance(item, Instance) and is_top_level(item.type):
+                return NOTHING  # pickled by reference
+            return self._pickle_unverifiable(proper)
+        if isinstance(proper, CallableType):
+            if isinstance(proper.definition, LambdaExpr):
+                return self._problem(
+                    codes.UNSERIALIZABLE, typ, f"{self.serializer} raises PicklingError when the"
+                    " checkpoint is written (pickle cannot write a lambda either)",
+                    rules.CALLABLE_FIX,
+                )
+            if proper.is_type_obj() and is_top_level(proper.type_object()):
+                return NOTHING
+            return self._pickle_unverifiable(proper)  # a module-level function pickles, a lambda not
+        if isinstance(proper, Instance):
+            names = {base.fullname for base in proper.type.mro}
+            if names & rules.NOT_PICKLABLE:
+                return self._problem(
+                    codes.UNSERIALIZABLE, typ,
+                    f"{self.serializer} {_RAISES} (pickle cannot write it either)",
+                    rules.PICKLE_RAISES_FIX,
+                )
+            if names & rules.PICKLED:
+                return NOTHING
+        return self._pickle_unverifiable(proper)
+
+    def _pickle_unverifiable(self, typ: ProperType) -> Findings:
+        return self._problem(
+            codes.ANY, typ, messages.PICKLE_UNVERIFIABLE_WHAT, messages.PICKLE_UNVERIFIABLE_FIX
+        )
+
     def _verdict(self, typ: Type, verdict: rules.Verdict) -> Findings:
+        if self.pickle and verdict.outcome == "raises":
+            return self._pickled(typ)
         if verdict.outcome == "ok":
             return NOTHING
         if verdict.outcome == "raises":
@@ -384,9 +445,12 @@ class Walker:
                 return NOTHING
             self._open(key)
             try:
-                return self._walk_proper(get_proper_type(typ), in_model_value)
+                found = self._walk_proper(get_proper_type(typ), in_model_value)
             finally:
                 self._close(key)
+            if typ.alias is not None and typ.alias.fullname == _MESSAGE_LIKE:
+                found = _message_like(found)
+            return found
         return self._walk_proper(get_proper_type(typ), in_model_value)
 
     def _cut(self, key: object) -> bool:
@@ -435,9 +499,18 @@ class Walker:
         if isinstance(typ, (TypeVarType, ParamSpecType, TypeVarTupleType)):
             return self._unverifiable(typ)
         if isinstance(typ, (CallableType, Overloaded)):
+            if (
+                self.profile == "msgpack"
+                and typ.is_type_obj()
+                and _defaults_only(typ.type_object())
+            ):
+                return self._verdict(typ, rules.lossy(*messages.DATACLASS_CLASS_LOSSY))
             fix = rules.CLASS_FIX if typ.is_type_obj() else rules.CALLABLE_FIX
             return self._verdict(typ, rules.raises(fix))
         if isinstance(typ, TypeType):
+            item = get_proper_type(typ.item)
+            if self.profile == "msgpack" and isinstance(item, Instance) and _defaults_only(item.type):
+                return self._verdict(typ, rules.lossy(*messages.DATACLASS_CLASS_LOSSY))
             return self._verdict(typ, rules.raises(rules.CLASS_FIX))
         if isinstance(typ, TupleType):
             if typ.partial_fallback.type.is_named_tuple:
@@ -526,9 +599,9 @@ class Walker:
             rule = rules.TYPE_RULES.get(base.fullname)
             if rule is not None:
                 found = self._verdict(typ, rule.verdict(self.profile, exact=base is info))
-                if self.profile == "msgpack" and base.fullname in rules.WHOLE_CHANNEL_OK:
+                if self.profile == "msgpack" and base.fullname in rules.WHOLE_CHANNEL_DIFFERS:
                     found = found._replace(
-                        problems=tuple(p._replace(whole_channel_ok=True) for p in found.problems)
+                        problems=tuple(p._replace(whole_channel_differs=True) for p in found.problems)
                     )
                 if self.profile == "msgpack" and base.fullname in rules.LANGCHAIN_MODELS:
                     # LangChain's own classes are loaded without an allowlist entry; a user's
@@ -641,18 +714,26 @@ class Walker:
         info = key.type
         if info.is_newtype and info.bases:
             return self._key_verdict(info.bases[0])
-        if self._is_safe_type(info):
+        if self._is_safe_type(info) and self.profile != "json":
+            # json.dumps never calls a serializer's hook for a key: a safe type is no safe key.
             return rules.OK
         if info.is_enum:
             if self.profile == "msgpack":
                 return rules.lossy("the members' values", "use member.value as the key")
-            if info.has_base("builtins.str") or info.has_base("builtins.int"):
+            if any(info.has_base(mixin) for mixin, _ in rules.JSON_VALUE_MIXINS):
                 return rules.lossy("the members' values as str", "use str(member.value) as the key")
             return rules.raises("use member.value as the key")
         table = rules.JSON_KEY_RULES if self.profile == "json" else rules.MSGPACK_KEY_RULES
         verdict = table.get(info.fullname)
         if verdict is not None:
             return verdict
+        subclasses = (
+            rules.JSON_SUBCLASS_KEY_RULES if self.profile == "json"
+            else rules.MSGPACK_SUBCLASS_KEY_RULES
+        )
+        for base in info.mro[1:]:
+            if base.fullname in subclasses:
+                return subclasses[base.fullname]
         return rules.raises("use str keys")
 
     # Classes ---------------------------------------------------------------------------------
@@ -660,8 +741,8 @@ class Walker:
     def _enum(self, typ: Instance, in_model_value: bool) -> Findings:
         info = typ.type
         if self.profile == "json":
-            fix = f"store member.value and rebuild it with {info.name}(value)"
-            for mixin, back_as in (("builtins.str", "str"), ("builtins.int", "int")):
+            fix = f"{messages.ENUM_JSON_FIX_START}{info.name}(value)"
+            for mixin, back_as in rules.JSON_VALUE_MIXINS:
                 if info.has_base(mixin):
                     return self._verdict(typ, rules.lossy(back_as, fix))
             return self._verdict(typ, rules.raises(fix))
@@ -680,6 +761,19 @@ class Walker:
         if tuple_member is not None:
             # The member is written as its value, which comes back as a list: no member has that.
             own.append(self._verdict(typ, rules.lossy(*messages.enum_tuple_lossy(tuple_member))))
+        function_member = next(
+            (
+                name
+                for name, sym in info.names.items()
+                if isinstance(sym.node, Var) and _is_function_member(sym.node.type)
+            ),
+            None,
+        )
+        if function_member is not None:
+            # ``A = enum.member(func)``: written as its value, which msgpack cannot encode.
+            own.append(self._verdict(
+                typ, rules.raises(messages.enum_function_member_fix(function_member))
+            ))
         return _merge(own)
 
     def _named_tuple(
@@ -740,17 +834,34 @@ class Walker:
         if self.profile == "json":
             return self._verdict(typ, rules.raises(messages.model_json_fix(info.name)))
         fields = self._class_findings(info, typ, True)
+        facts = model_facts.facts_of(info)
+        if facts is not None and facts.allows_extra:
+            extra = self._problem(
+                codes.ANY, typ, messages.extra_allowed_what(self.serializer),
+                messages.EXTRA_ALLOWED_FIX,
+            )
+            fields = _merge([extra, fields])
         if in_model_value:
             return fields
         if info.has_base(rules.PYDANTIC_ROOT_MODEL):
+            root_info = next(b for b in info.mro if b.fullname == rules.PYDANTIC_ROOT_MODEL)
+            mapped = map_instance_to_supertype(typ, root_info)
+            root = get_proper_type(mapped.args[0]) if mapped.args else None
+            if (
+                isinstance(root, TypedDictType)
+                or isinstance(root, Instance) and root.type.fullname in rules.MAPPINGS
+            ):
+                # Any other dict rebuilds the model, from items that are validated again.
+                return _merge(
+                    [self._verdict(typ, rules.lossy(*messages.ROOT_DICT_MODEL_LOSSY)), fields]
+                )
             return self._verdict(typ, rules.lossy(*messages.ROOT_MODEL_LOSSY))
         if is_parametrized(typ):
-            concrete = f"class {self._concrete_name(typ)}({self.type_name(typ)})"
             unimportable = self._problem(
                 codes.UNIMPORTABLE,
                 typ,
                 messages.GENERIC_MODEL_UNIMPORTABLE,
-                messages.generic_model_fix(concrete),
+                self._generic_fix(typ),
             )
             return _merge([unimportable, fields])
         own = _merge(
@@ -767,6 +878,12 @@ class Walker:
         if facts.serializer:
             return self._verdict(typ, rules.lossy(*messages.MODEL_SERIALIZER_LOSSY))
         reason = facts.falls_back
+        if reason is None and facts.strict:
+            reason = next(
+                (messages.strict_field_fallback(name) for name, var, _ in model_fields(info)
+                 if _strict_rejects(var.type)),
+                None,
+            )
         if reason is not None:
             if not any(not has_default for has_default in facts.excluded.values()) and not any(
                 _needs_validation(var.type) for _, var, _ in model_fields(info)
@@ -793,6 +910,21 @@ class Walker:
             for base, name, var in instance_attributes(info, unannotated=True)
             if name.startswith("_") and not name.startswith("__") and var.type is not None
         ])
+
+    def _generic_fix(self, typ: Instance) -> str:
+        """Declare a concrete subclass: the one that exists (``class IntBox(Box[int])`` at the top
+        level of the generic's module), or a new one under a name no class there has."""
+        name = self._concrete_name(typ)
+        module = typ.type.module_name
+        for candidate in (name, *(f"{name}{n}" for n in range(2, 10))):
+            existing = self.lookup(f"{module}.{candidate}")
+            if not isinstance(existing, TypeInfo):
+                return messages.generic_model_fix(f"class {candidate}({self.type_name(typ)})")
+            if is_top_level(existing) and any(
+                isinstance(base, Instance) and base == typ for base in existing.bases
+            ):
+                return messages.generic_subclass_fix(existing.fullname, self.type_name(typ))
+        return messages.generic_model_fix(f"class {name}Model({self.type_name(typ)})")
 
     def _concrete_name(self, typ: Instance) -> str:
         return "".join(_name_part(arg) for arg in typ.args) + typ.type.name
@@ -907,12 +1039,74 @@ def _needs_validation(typ: Type | None, depth: int = 0) -> bool:
     return False
 
 
+def _defaults_only(info: TypeInfo) -> bool:
+    """A (non-pydantic) dataclass whose fields all have defaults, as mypy's dataclass metadata says
+    (which does not tell a default_factory apart: the message says so)."""
+    metadata = info.metadata.get("dataclass")
+    if metadata is None or any(base.fullname in rules.PYDANTIC_MODELS for base in info.mro):
+        return False
+    attributes = metadata.get("attributes", [])
+    return all(attr.get("has_default") for attr in attributes if not attr.get("is_init_var"))
+
+
+def _is_function_member(typ: Type | None) -> bool:
+    """``enum.member[def ()]``: the type mypy gives ``A = enum.member(func)`` in an Enum body."""
+    proper = get_proper_type(typ)
+    return (
+        isinstance(proper, Instance)
+        and proper.type.fullname == "enum.member"
+        and len(proper.args) == 1
+        and isinstance(get_proper_type(proper.args[0]), CallableType)
+    )
+
+
+def _strict_rejects(typ: Type | None, depth: int = 0) -> bool:
+    """Whether ``strict=True`` rejects what a value of ``typ`` is written as: a tuple comes back as
+    a list, a dataclass as a dict (a nested model is validated by its own configuration)."""
+    proper = get_proper_type(typ)
+    if depth > 4 or proper is None:
+        return False
+    if isinstance(proper, TupleType):
+        return True
+    if isinstance(proper, UnionType):
+        return any(_strict_rejects(item, depth + 1) for item in proper.items)
+    if isinstance(proper, Instance):
+        info = proper.type
+        if any(base.fullname in rules.PYDANTIC_MODELS for base in info.mro):
+            return False  # mypy marks models "dataclass" too (dataclass_transform)
+        if info.fullname == "builtins.tuple" or "dataclass" in info.metadata:
+            return True
+        return any(_strict_rejects(arg, depth + 1) for arg in proper.args)
+    return False
+
+
 _PRIVATE_DROPPED: Final = rules.lossy(*messages.PRIVATE_ATTRIBUTE_LOSSY)
 _REVALIDATED: Final = (
     "{serializer} writes it as a list: nodes get a tuple (LangGraph re-validates the state before"
     " each node), but get_state() shows a list"
 )
+_ENUM_REVALIDATED: Final = (
+    "{serializer} writes it as its value: nodes get the enum (LangGraph re-validates the state"
+    " before each node), but get_state() and the graph's output show the bare value"
+)
 _TUPLE_AS_LIST: Final = rules.lossy("list", "store a list and declare it as list[...]")
+# LangChain's union of message forms (a message, a str, a (role, content) tuple, a dict).
+_MESSAGE_LIKE: Final = "langchain_core.messages.utils.MessageLikeRepresentation"
+
+
+def _message_like(found: Findings) -> Findings:
+    """A (role, content) tuple of a ``MessageLikeRepresentation``: named by the union, and fixed by
+    declaring messages, which a list of lists would not be."""
+    return found._replace(problems=tuple(
+        problem._replace(
+            type_name="MessageLikeRepresentation",
+            what=problem.what.replace("it comes back", "a (role, content) tuple comes back"),
+            fix="declare it as list[AnyMessage], and store messages",
+        )
+        if problem.path == "" and problem.fix == _TUPLE_AS_LIST.fix
+        else problem
+        for problem in found.problems
+    ))
 _JSON_NO_SETS: Final = rules.raises("store a sorted list instead")
 _JSON_NO_DEQUE: Final = rules.raises("store a list instead")
 

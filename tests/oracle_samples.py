@@ -14,6 +14,7 @@ neighbours (only the state classes the oracle generates are checked).
 import _thread
 import asyncio
 import dataclasses
+import enum
 import functools
 import http.client
 import io
@@ -45,6 +46,7 @@ from collections.abc import (
 from dataclasses import InitVar, dataclass, field
 from datetime import date, datetime, time, timedelta, timezone
 from decimal import Decimal
+from fractions import Fraction
 from enum import Enum, Flag, IntEnum, StrEnum
 from typing import (
     IO,
@@ -67,14 +69,18 @@ from zoneinfo import ZoneInfo
 import httpx
 import numpy as np
 from langchain_core.documents import Document
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, MessageLikeRepresentation
 from langgraph.graph.message import add_messages
 from langgraph.store.base import Item
 from langgraph.types import Command, Interrupt, Send
 from pydantic import (
+    AliasChoices,
+    AnyUrl,
+    HttpUrl,
     BaseModel,
     ConfigDict,
     Field,
+    Json,
     PrivateAttr,
     RootModel,
     SecretBytes,
@@ -82,6 +88,7 @@ from pydantic import (
     computed_field,
     model_serializer,
 )
+from pydantic.alias_generators import to_camel
 from pydantic.v1 import BaseModel as BaseModelV1
 from typing_extensions import NotRequired, ReadOnly, Required, TypeAliasType, TypedDict
 
@@ -92,6 +99,41 @@ T = TypeVar("T")
 
 class Color(Enum):
     RED = "red"
+
+
+@dataclass
+class AllDefaults:  # its class object is written from its class attributes: the defaults
+    a: int = 1
+
+
+@dataclass
+class NoDefault:
+    a: int
+
+
+class Tag(str):
+    pass
+
+
+class Tally(int):
+    pass
+
+
+class Ratio(float):
+    pass
+
+
+class Rate(float, Enum):
+    HALF = 0.5
+
+
+def _handler() -> None:
+    pass
+
+
+class Handler(Enum):  # a member whose value is a function (msgpack writes a member as its value)
+    RUN = enum.member(_handler)
+    STOP = 1
 
 
 class Perm(Flag):
@@ -204,6 +246,10 @@ class LegacyProfile(BaseModelV1):
     name: str
 
 
+class Tags(RootModel[dict[str, int]]):  # the loader passes the dict as keyword arguments
+    pass
+
+
 class Numbers(RootModel[list[int]]):
     pass
 
@@ -271,6 +317,45 @@ class ProfileWithAlias(BaseModel):
 
 class ProfileWithAliasDefault(BaseModel):
     name: str = Field(default="d", alias="n")
+
+
+# Other reasons for the loader's model_construct fallback, and their look-alikes that round-trip.
+class ProfileWithAnnotatedAlias(BaseModel):
+    name: Annotated[str, Field(alias="n")]
+    inner: Profile
+
+
+class ProfileWithGeneratedAliases(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel)
+    first_name: str
+    inner: Profile
+
+
+class StrictPair(BaseModel):
+    model_config = ConfigDict(strict=True)
+    pair: tuple[int, int]
+
+
+class ProfileWithJson(BaseModel):
+    data: Json[dict[str, int]]
+    inner: Profile
+
+
+class ProfileWrittenByAlias(BaseModel):
+    model_config = ConfigDict(serialize_by_alias=True)
+    name: str = Field(alias="n")
+    inner: Profile
+
+
+class ProfileWithAliasChoices(BaseModel):
+    name: str = Field(validation_alias=AliasChoices("name", "n"))
+    inner: Profile
+
+
+class StrictLists(BaseModel):
+    model_config = ConfigDict(strict=True)
+    pair: list[int]
+    inner: Profile
 
 
 class ProfileForbiddingExtra(BaseModel):
@@ -494,6 +579,18 @@ SAMPLES: list[Sample] = [
     _s("int_mixin_enum", "IntMixinEnum", lambda: IntMixinEnum.ONE),
     _s("enum_literal", "Literal[Color.RED]", lambda: Color.RED),
     _s("enum_alias_695", "ColorAlias", lambda: Color.RED),
+    _s("enum_function_member", "Handler", lambda: Handler.RUN),
+    _s("float_enum", "Rate", lambda: Rate.HALF),
+    _s("http_url", "HttpUrl", lambda: HttpUrl("https://example.com/"), "pydantic.networks._BaseUrl"),
+    _s("any_url", "AnyUrl", lambda: AnyUrl("https://example.com/")),
+    _s("fraction", "Fraction", lambda: Fraction(1, 3), "fractions.Fraction"),
+    _s("message_like_tuples", "list[MessageLikeRepresentation]", lambda: [("ai", "hello")]),
+    _s("dataclass_class_defaults", "type[AllDefaults]", lambda: AllDefaults),
+    _s("dataclass_class_no_default", "type[NoDefault]", lambda: NoDefault),
+    _s("key_str_subclass", "dict[Tag, int]", lambda: {Tag("a"): 1}),
+    _s("key_int_subclass", "dict[Tally, int]", lambda: {Tally(1): 1}),
+    _s("key_float_subclass", "dict[Ratio, int]", lambda: {Ratio(0.5): 1}),
+    _s("key_float_enum", "dict[Rate, int]", lambda: {Rate.HALF: 1}),
     # dataclasses
     _s("dataclass", "Job", lambda: Job(1, _WHEN)),
     _s("dataclass_init_false", "JobWithInitFalse", lambda: JobWithInitFalse(1)),
@@ -503,6 +600,18 @@ SAMPLES: list[Sample] = [
     _s("model_private_attribute", "ProfileWithPrivate", _profile_with_private),
     _s("model_alias", "ProfileWithAlias", lambda: ProfileWithAlias(n="a", inner=_PROFILE)),
     _s("model_alias_default", "ProfileWithAliasDefault", lambda: ProfileWithAliasDefault(n="a")),
+    _s("model_annotated_alias", "ProfileWithAnnotatedAlias",
+       lambda: ProfileWithAnnotatedAlias.model_validate({"n": "a", "inner": _PROFILE})),
+    _s("model_alias_generator", "ProfileWithGeneratedAliases",
+       lambda: ProfileWithGeneratedAliases.model_validate({"firstName": "a", "inner": _PROFILE})),
+    _s("model_strict_tuple", "StrictPair", lambda: StrictPair(pair=(1, 2))),
+    _s("model_json_field", "ProfileWithJson",
+       lambda: ProfileWithJson.model_validate({"data": '{"a": 1}', "inner": _PROFILE})),
+    _s("model_serialize_by_alias", "ProfileWrittenByAlias",
+       lambda: ProfileWrittenByAlias(n="a", inner=_PROFILE)),
+    _s("model_alias_choices_with_name", "ProfileWithAliasChoices",
+       lambda: ProfileWithAliasChoices.model_validate({"n": "a", "inner": _PROFILE})),
+    _s("model_strict_lists", "StrictLists", lambda: StrictLists(pair=[1], inner=_PROFILE)),
     _s("model_extra_forbid_computed", "ProfileForbiddingExtra",
        lambda: ProfileForbiddingExtra(count=1, inner=_PROFILE)),
     _s("model_required_excluded", "ProfileWithRequiredExcluded",
@@ -517,6 +626,8 @@ SAMPLES: list[Sample] = [
     _s("model_v1", "LegacyProfile", lambda: LegacyProfile(name="n")),
     _s("model_with_lock", "ProfileWithLock", lambda: ProfileWithLock(lock=threading.Lock())),
     _s("root_model", "Numbers", lambda: Numbers([1, 2])),
+    _s("root_model_empty_dict", "Tags", lambda: Tags({})),
+    _s("root_model_dict", "Tags", lambda: Tags({"a": 1})),
     _s("model_with_root_model", "ProfileWithRoot", lambda: ProfileWithRoot(numbers=Numbers([1]))),
     _s("generic_model", "Box[str]", lambda: Box[str](item="a")),
     _s("generic_model_registered", "Box[int]", lambda: Box[int](item=1)),

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 KNOWN = (
-    "known options: allowed_msgpack_modules, derive_allowlist, lock_file, profile, safe_types,"
-    " state_classes, strict_msgpack"
+    "known options: allowed_msgpack_modules, derive_allowlist, lock_file, pickle_fallback, profile,"
+    " safe_types, state_classes, strict_msgpack"
 )
 
 # Checked with every configuration below. It needs no langgraph, so each run takes about a second.

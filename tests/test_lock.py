@@ -423,3 +423,35 @@ def _without_email(lock: str) -> str:
     document = json.loads(lock)
     del document["roots"]["pkg.graph.State"]["State.profile"]["fields"]["email"]
     return json.dumps(document, indent=2, sort_keys=True) + "\n"
+
+
+def test_str_and_int_mixin_enums_are_locked_by_their_members(project: Project) -> None:
+    # A member lost since the lock loads from an old checkpoint as the bare value (measured with
+    # JsonPlusSerializer: a dumped Priority.LOW loads as 'low' once LOW is gone, Level.ONE as 1).
+    project.edit(
+        "pkg/models.py",
+        "class Profile(BaseModel):\n",
+        "class Priority(str, Enum):\n    LOW = 'low'\n    HIGH = 'high'\n\n\n"
+        "class Level(IntEnum):\n    ONE = 1\n    TWO = 2\n\n\nclass Profile(BaseModel):\n",
+    )
+    project.edit("pkg/models.py", "from enum import Enum\n", "from enum import Enum, IntEnum\n")
+    project.edit("pkg/graph.py", "import Color,", "import Color, Level, Priority,")
+    project.edit("pkg/graph.py", "    color: Color\n", "    color: Color\n    priority: Priority\n    level: Level\n")
+    proc = project.lgstate("lock")
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(project.lock.read_text())
+    records = document["roots"]["pkg.graph.State"]
+    assert records["State.priority"] == {
+        "class": ["pkg.models", "Priority"], "kind": "Enum",
+        "members": {"HIGH": "'high'", "LOW": "'low'"},
+    }
+    assert records["State.level"]["members"] == {"ONE": "1", "TWO": "2"}
+    assert project.mypy()[:2] == (0, [])
+    project.edit("pkg/models.py", "    LOW = 'low'\n", "")
+    project.edit("pkg/models.py", "    ONE = 1\n", "    ONE = 10\n")
+    code, lines, _ = project.mypy()
+    assert code == 1
+    assert sorted(line.split(": error: ")[1].split(" since the lock file")[0] for line in lines) == [
+        "State.level (pkg.models.Level in pkg/models.py) has lost member ONE = 1",
+        "State.priority (pkg.models.Priority in pkg/models.py) has lost member LOW = 'low'",
+    ]

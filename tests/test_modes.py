@@ -508,3 +508,19 @@ def test_daemon_with_state_classes(daemon_with_state_classes: Daemon) -> None:
     # An unrelated edit: dmypy rechecks the targets that had errors.
     project.write("pkg/graph.py", GRAPH + "\n# edited\n")
     assert daemon.run() == expected("msgpack", "Address")
+
+
+def test_daemon_drops_an_error_reverted_while_another_module_changes(daemon: Daemon) -> None:
+    # Issue 19: reverting an edit to a model in the same dmypy run as an edit to another module kept
+    # the stale error until `dmypy restart` (a cold mypy on the same tree reports nothing).
+    project = daemon.project
+    clean = expected("msgpack", state_classes=False)
+    assert daemon.run() == clean
+    for other in ("pkg/graph.py", "pkg/state.py", "pkg/address.py"):
+        project.add_lock(IN_PROFILE)
+        assert daemon.run() == expected("msgpack", "Profile", state_classes=False), other
+        project.remove_lock(IN_PROFILE)
+        text = (project.root / other).read_text()
+        project.write(other, text + f"\n\nLIMIT_{len(text)} = 1\n")
+        assert daemon.run() == clean, other
+    assert project.mypy() == clean  # a plain mypy run on the same tree agrees

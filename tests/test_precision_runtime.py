@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import logging
 import operator
+import sqlite3
 import threading
 from typing import Annotated, Any, ClassVar, TypedDict
 
@@ -19,6 +21,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command, Overwrite
 from pydantic import BaseModel, PrivateAttr
@@ -97,7 +100,10 @@ def test_an_update_key_that_is_not_a_channel_is_dropped_before_it_is_serialized(
     assert graph.get_state(_config("unknown")).values == {"topic": "kept"}
 
 
-def test_a_bytearray_channel_value_round_trips_and_a_nested_one_comes_back_as_bytes() -> None:
+@pytest.mark.parametrize("saver", ["memory", "sqlite"])
+def test_a_whole_bytearray_channel_comes_back_as_bytes_under_sqlite_and_a_nested_one_always(
+    saver: str,
+) -> None:
     class State(TypedDict):
         blob: bytearray
         blobs: list[bytearray]
@@ -105,12 +111,18 @@ def test_a_bytearray_channel_value_round_trips_and_a_nested_one_comes_back_as_by
     builder = StateGraph(State)
     builder.add_node("noop", lambda state: {})
     builder.add_edge(START, "noop")
-    graph = builder.compile(checkpointer=InMemorySaver())
+    checkpointer = (
+        InMemorySaver()
+        if saver == "memory"
+        else SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False))
+    )
+    graph = builder.compile(checkpointer=checkpointer)
     graph.invoke({"blob": bytearray(b"ab"), "blobs": [bytearray(b"cd")]}, _config("bytes"))
 
-    # InMemorySaver keeps each channel value as the serializer wrote it: this reads them back.
+    # InMemorySaver keeps each channel value as the serializer wrote it; SqliteSaver serializes the
+    # whole checkpoint as one value, where a bytearray is written as bytes.
     values = graph.get_state(_config("bytes")).values
-    assert type(values["blob"]) is bytearray
+    assert type(values["blob"]) is (bytearray if saver == "memory" else bytes)
     assert [type(item) for item in values["blobs"]] == [bytes]
 
 
@@ -222,3 +234,106 @@ def test_a_function_local_class_comes_back_as_the_top_level_class_of_its_name() 
     back = _round_trip(Reviewer(name="a", score=1))
     assert type(back) is globals()["Reviewer"]
     assert back == globals()["Reviewer"](name="a")
+
+
+# json: a model or dataclass state given whole to invoke() -----------------------------------------
+
+
+class _JsonSerde:
+    """What the json profile stands for: strict JSON, through a saver's own serde."""
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        return "json", json.dumps(obj).encode()
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        return json.loads(data[1])
+
+
+class _TopicModel(BaseModel):
+    topic: str = ""
+
+
+@dataclasses.dataclass
+class _TopicData:
+    topic: str = ""
+
+
+@pytest.mark.parametrize("schema", [_TopicModel, _TopicData])
+def test_json_a_whole_state_object_as_input_raises_as_the_start_value(schema: Any) -> None:
+    builder = StateGraph(schema)
+    builder.add_node("set", lambda state: {"topic": "x"})
+    builder.add_edge(START, "set")
+    graph = builder.compile(checkpointer=InMemorySaver(serde=_JsonSerde()))  # type: ignore[arg-type]
+    # Every field is JSON-clean, but LangGraph keeps the input object as the __start__ value.
+    with pytest.raises(TypeError, match="is not JSON serializable"):
+        graph.invoke(schema(topic="a"), _config("object"))
+    graph.invoke({"topic": "a"}, _config("dict"))
+    assert graph.get_state(_config("dict")).values == {"topic": "x"}
+
+
+# msgpack with pickle_fallback -----------------------------------------------------------------
+
+
+class _Plain:
+    def __init__(self) -> None:
+        self.a = 1
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is _Plain and other.a == self.a
+
+
+@pytest.mark.parametrize(
+    ("make", "survives"),
+    [(_Plain, True), (lambda: 1 + 2j, True), (lambda: range(3), True), (lambda: _Plain, True),
+     (threading.Lock, False), (lambda: open(__file__), False),
+     (lambda: sqlite3.connect(":memory:"), False), (lambda: (lambda: 1), False)],
+)
+def test_pickle_fallback_writes_what_pickle_handles(make: Any, survives: bool) -> None:
+    from mypy_lgstate.runtime import find_problems
+
+    value = make()
+    serde = JsonPlusSerializer(pickle_fallback=True)
+    problems = find_problems(value, profile="msgpack", pickle_fallback=True)
+    try:
+        if survives:
+            assert serde.loads_typed(serde.dumps_typed(value)) == value
+            assert problems == []
+        else:
+            with pytest.raises(Exception):
+                serde.dumps_typed(value)
+            assert [p.code for p in problems] == ["lgstate-unserializable"]
+    finally:
+        close = getattr(value, "close", None)
+        if callable(close):
+            close()
+
+
+class _Speed(str, enum.Enum):
+    FAST = "fast"
+
+
+class _SpeedState(BaseModel):
+    speed: _Speed = _Speed.FAST
+    n: int = 0
+
+
+def test_json_an_enum_field_of_a_pydantic_state_is_an_enum_in_nodes_and_bare_in_get_state() -> None:
+    seen: list[type] = []
+
+    def second(state: _SpeedState) -> dict[str, Any]:
+        seen.append(type(state.speed))
+        return {"n": 2}
+
+    builder = StateGraph(_SpeedState)
+    builder.add_node("first", lambda state: {"speed": _Speed.FAST, "n": 1})
+    builder.add_node("second", second)
+    builder.add_edge(START, "first")
+    builder.add_edge("first", "second")
+    graph = builder.compile(
+        checkpointer=InMemorySaver(serde=_JsonSerde()),  # type: ignore[arg-type]
+        interrupt_before=["second"],
+    )
+    graph.invoke({"n": 0}, _config("speed"))
+    assert type(graph.get_state(_config("speed")).values["speed"]) is str
+    output = graph.invoke(None, _config("speed"))  # resumed from the stored checkpoint
+    assert seen == [_Speed] and type(output["speed"]) is str

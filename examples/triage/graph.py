@@ -76,7 +76,7 @@ async def main() -> None:
         customer_email="ana@example.com",
         body="I was charged twice, please refund the second invoice.",
     )
-    await graph.ainvoke(ticket, config)
+    await graph.ainvoke(ticket, config)  # MISTAKE (json): the TicketInput itself is stored as __start__
     # The graph is now paused at human_review's interrupt(); resume it with the reviewer's answer.
     print(await graph.ainvoke(Command(resume="approve"), config))
 

@@ -30,6 +30,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.types import Interrupt, Send
 
 from mypy_lgstate.config import ConfigError, load_config
+from mypy_lgstate.messages import key_part
 from mypy_lgstate.runtime.project import find_config_file
 from mypy_lgstate.runtime.values import CheckpointValueError, Finding, Problem, ValueChecker
 
@@ -70,6 +71,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         strict_msgpack: bool = False,
         allowed_msgpack_modules: Iterable[str] = (),
         safe_types: Iterable[str] = (),
+        pickle_fallback: bool = False,
     ) -> None:
         # No super().__init__(): the serializer is the wrapped saver's (see ``serde``).
         self.saver = saver
@@ -78,6 +80,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             "strict_msgpack": strict_msgpack,
             "allowed_msgpack_modules": tuple(allowed_msgpack_modules),
             "safe_types": tuple(safe_types),
+            "pickle_fallback": pickle_fallback,
         }
         self.checker = ValueChecker(**self.options)
         # LangGraph passes task_path only to savers whose put_writes takes it.
@@ -109,6 +112,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             strict_msgpack=config.strict_msgpack,
             allowed_msgpack_modules=config.allowed_msgpack_modules,
             safe_types=config.safe_types,
+            pickle_fallback=config.pickle_fallback,
         )
 
     # The wrapped saver's own ---------------------------------------------------------------------
@@ -336,9 +340,9 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
                 if channel in _RESULTS:
                     root = f"{node}()" if node is not None else "task()"
                 elif node == _START:
-                    root = f'input["{channel}"]'
+                    root = "input" + key_part(channel)
                 elif by_update_state:
-                    root = f'update_state.values["{channel}"]'
+                    root = "update_state.values" + key_part(channel)
                 elif node is not None:
                     root = f"{node}().{channel}"
                 else:

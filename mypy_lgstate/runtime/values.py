@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import pickle
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -99,6 +100,7 @@ def find_problems(
     strict_msgpack: bool = False,
     allowed_msgpack_modules: Iterable[str] = (),
     safe_types: Iterable[str] = (),
+    pickle_fallback: bool = False,
 ) -> list[Problem]:
     """The problems of ``value``, written as one piece (a channel value, or one node write).
 
@@ -110,6 +112,7 @@ def find_problems(
         strict_msgpack=strict_msgpack,
         allowed_msgpack_modules=allowed_msgpack_modules,
         safe_types=safe_types,
+        pickle_fallback=pickle_fallback,
     )
     return [
         Problem(found.path, found.code, found.message("value")) for found in checker.check(value)
@@ -132,7 +135,7 @@ def _is_importable(cls: type) -> bool:
 
 
 def _key_repr(key: object) -> str:
-    return f'["{key}"]' if type(key) is str else f"[{key!r}]"
+    return messages.key_part(key) if type(key) is str else f"[{key!r}]"
 
 
 # How a class is walked, decided once per class.
@@ -168,6 +171,7 @@ class ValueChecker:
         strict_msgpack: bool = False,
         allowed_msgpack_modules: Iterable[str] = (),
         safe_types: Iterable[str] = (),
+        pickle_fallback: bool = False,
     ) -> None:
         if profile not in PROFILES:
             raise ValueError(f'profile must be "json" or "msgpack", not {profile!r}')
@@ -176,6 +180,7 @@ class ValueChecker:
         self.allowed = frozenset(allowed_msgpack_modules)
         self.derived: frozenset[tuple[str, ...]] = frozenset()
         self.safe_types = frozenset(safe_types)
+        self.pickle = profile == "msgpack" and pickle_fallback
         self.serializer = _SERIALIZER[profile]
         self._decisions: dict[type, _Decision] = {}
         self._importable_classes: dict[type, bool] = {}
@@ -186,17 +191,24 @@ class ValueChecker:
 
     def check(self, value: object, *, whole_channel: bool = False) -> list[Finding]:
         """``whole_channel``: ``value`` is a channel value or write of its own (the serializer
-        special-cases a bytearray there)."""
+        special-cases a bytearray there, which only some savers keep)."""
         if type(value) in _PLAIN:
             return []
-        if (
-            whole_channel
-            and type(value) is bytearray
-            and self.profile == "msgpack"
-        ):
-            return []
+        if whole_channel and type(value) is bytearray and self.profile == "msgpack":
+            back_as, fix = messages.WHOLE_BYTEARRAY_LOSSY
+            found_whole: list[Finding] = []
+            self._lossy(found_whole, "", "bytearray", back_as, fix)
+            return found_whole
         found: list[Finding] = []
         self._walk(value, "", False, found, set(), 0)
+        if self.pickle and any(finding.code == UNSERIALIZABLE for finding in found):
+            # JsonPlusSerializer(pickle_fallback=True) pickles the whole value msgpack cannot write:
+            # what pickle writes comes back as it was.
+            try:
+                pickle.dumps(value)
+            except Exception:
+                return found
+            return []
         return found
 
     # The walk ---------------------------------------------------------------------------------
@@ -278,7 +290,10 @@ class ValueChecker:
         elif kind == _DATACLASS:
             self._dataclass(value, cls, path, in_model_value, found, walk)
         elif kind == _CLASS_OBJECT:
-            self._raises(found, path, f"type[{value.__name__}]", rules.CLASS_FIX)
+            if self.profile == "msgpack" and _defaults_only(value):
+                self._lossy(found, path, f"type[{value.__name__}]", *messages.DATACLASS_CLASS_LOSSY)
+            else:
+                self._raises(found, path, f"type[{value.__name__}]", rules.CLASS_FIX)
         else:
             self._rule(value, cls, decision, path, in_model_value, found, walk)
 
@@ -452,17 +467,31 @@ class ValueChecker:
             inner = [self._key_verdict(part) for part in key]  # type: ignore[attr-defined]
             bad = [verdict for verdict in inner if verdict.outcome != "ok"]
             return bad[0] if bad else rules.OK
-        if self.safe_types and any(_mypy_fullname(b) in self.safe_types for b in cls.__mro__):
+        if (
+            self.safe_types
+            and self.profile != "json"  # json.dumps never calls a serializer's hook for a key
+            and any(_mypy_fullname(b) in self.safe_types for b in cls.__mro__)
+        ):
             return rules.OK
         if issubclass(cls, enum.Enum):
             if self.profile == "msgpack":
                 return rules.lossy("the members' values", "use member.value as the key")
-            if issubclass(cls, (str, int)):
+            if issubclass(cls, (str, int, float)):
                 return rules.lossy("the members' values as str", "use str(member.value) as the key")
             return rules.raises("use member.value as the key")
         table = rules.JSON_KEY_RULES if self.profile == "json" else rules.MSGPACK_KEY_RULES
         verdict = table.get(_mypy_fullname(cls))
-        return verdict if verdict is not None else rules.raises("use str keys")
+        if verdict is not None:
+            return verdict
+        subclasses = (
+            rules.JSON_SUBCLASS_KEY_RULES if self.profile == "json"
+            else rules.MSGPACK_SUBCLASS_KEY_RULES
+        )
+        for base in cls.__mro__[1:]:
+            found = subclasses.get(_mypy_fullname(base))
+            if found is not None:
+                return found
+        return rules.raises("use str keys")
 
     # Classes ----------------------------------------------------------------------------------
 
@@ -471,7 +500,7 @@ class ValueChecker:
     ) -> None:
         if self.profile == "json":
             fix = f"store member.value and rebuild it with {cls.__name__}(value)"
-            for mixin, back_as in ((str, "str"), (int, "int")):
+            for mixin, back_as in ((str, "str"), (int, "int"), (float, "float")):
                 if issubclass(cls, mixin):
                     self._lossy(found, path, cls.__name__, back_as, fix)
                     return
@@ -482,6 +511,9 @@ class ValueChecker:
         if isinstance(value.value, tuple):
             # Written as its value, which comes back as a list: no member has that value.
             self._lossy(found, path, cls.__name__, *messages.enum_tuple_lossy(value.name))
+        if callable(value.value):
+            # ``A = enum.member(func)``: written as its value, which msgpack cannot encode.
+            self._raises(found, path, cls.__name__, messages.enum_function_member_fix(value.name))
 
     def _importable(
         self, cls: type, path: str, in_model_value: bool, found: list[Finding]
@@ -541,9 +573,28 @@ class ValueChecker:
             # model_dump() leaves an excluded field out: what it holds is never serialized.
             if getattr(field, "exclude", None) is not True:
                 walk(getattr(value, field_name, None), f"{path}.{field_name}", True)
+        # extra="allow": model_dump() writes the extra values too, and the loader keeps them as
+        # they come back, unvalidated: a tuple as a list, a model or dataclass as a dict.
+        for extra_name, extra in (getattr(value, "__pydantic_extra__", None) or {}).items():
+            extra_path = f"{path}.{extra_name}"
+            if hasattr(type(extra), "model_fields") or (
+                dataclasses.is_dataclass(extra) and not isinstance(extra, type)
+            ):
+                self._lossy(found, extra_path, type(extra).__name__, *messages.EXTRA_MODEL_LOSSY)
+            else:
+                walk(extra, extra_path, False)
         if in_model_value:
             return
         if any(_mypy_fullname(base) == rules.PYDANTIC_ROOT_MODEL for base in cls.__mro__):
+            root = getattr(value, "root", None)
+            if isinstance(root, dict):
+                if not root or "root" in root:  # no keywords, or one pydantic takes as the root
+                    self._lossy(found, path, name, *messages.ROOT_DICT_MODEL_LOSSY)
+                    return
+                # The loader passes the dict as keyword arguments: the model comes back.
+                self._importable(cls, path, False, found)
+                self._user_class(cls, "pydantic model", path, False, found)
+                return
             self._lossy(found, path, name, *messages.ROOT_MODEL_LOSSY)
             return
         generic = getattr(cls, "__pydantic_generic_metadata__", None) or {}
@@ -581,15 +632,33 @@ class ValueChecker:
             return
         config = getattr(cls, "model_config", None) or {}
         by_name = bool(config.get("populate_by_name") or config.get("validate_by_name"))
+        by_alias = bool(config.get("serialize_by_alias"))  # model_dump() writes the aliases
 
-        def aliased(field: Any) -> bool:
-            return field.alias is not None or field.validation_alias is not None
+        def aliased(field_name: str, field: Any) -> bool:
+            """Whether ``cls(field_name=...)`` misses the field."""
+            if by_alias:
+                return False
+            if field.alias is not None and field.alias != field_name:
+                return True
+            validation = field.validation_alias
+            if validation is None:
+                return False
+            if isinstance(validation, str):
+                return validation != field_name
+            return field_name not in (getattr(validation, "choices", None) or ())
 
         reason = next(
             (
                 messages.aliased_field_fallback(field_name)
                 for field_name, field in fields.items()
-                if aliased(field) and field.is_required() and not by_name
+                if aliased(field_name, field) and field.is_required() and not by_name
+            ),
+            None,
+        ) or next(
+            (
+                messages.json_field_fallback(field_name)
+                for field_name, field in fields.items()
+                if any(_is_json_marker(item) for item in field.metadata)
             ),
             None,
         ) or next(
@@ -604,6 +673,15 @@ class ValueChecker:
             cls, "model_computed_fields", None
         ):
             reason = messages.FORBIDDEN_COMPUTED_FALLBACK
+        if reason is None and config.get("strict"):
+            reason = next(
+                (
+                    messages.strict_field_fallback(field_name)
+                    for field_name in fields
+                    if _strict_rejects(getattr(value, field_name, None))
+                ),
+                None,
+            )
         if reason is not None:
             if reason.startswith("required") or any(
                 _needs_validation(getattr(value, field_name, None)) for field_name in fields
@@ -613,7 +691,7 @@ class ValueChecker:
         for field_name, field in fields.items():
             if field.exclude is True:
                 back_as, fix = messages.EXCLUDED_FIELD_LOSSY
-            elif aliased(field) and not by_name:
+            elif aliased(field_name, field) and not by_name:
                 back_as, fix = messages.ALIASED_FIELD_LOSSY
             else:
                 continue
@@ -667,6 +745,34 @@ def _is_default(value: object, declared: Any) -> bool:
         return bool(value == declared.get_default())
     except Exception:  # a default factory or __eq__ of the user's that fails: assume changed
         return False
+
+
+def _defaults_only(cls: type) -> bool:
+    """A dataclass (not a pydantic model) whose fields all have a plain default: msgpack writes its
+    class object as a dict of them."""
+    if not dataclasses.is_dataclass(cls) or hasattr(cls, "model_fields"):
+        return False
+    return all(field.default is not dataclasses.MISSING for field in dataclasses.fields(cls))
+
+
+def _is_json_marker(item: object) -> bool:
+    """pydantic's ``Json`` in a field's metadata (the class itself, or ``Json[...]``'s instance)."""
+    cls = item if isinstance(item, type) else type(item)
+    return cls.__name__ == "Json" and cls.__module__ == "pydantic.types"
+
+
+def _strict_rejects(value: object, depth: int = 0) -> bool:
+    """Whether ``strict=True`` rejects what ``value`` is written as: a tuple comes back as a list, a
+    dataclass as a dict (a nested model is validated by its own configuration)."""
+    if depth > 4 or type(value) in _PLAIN or hasattr(type(value), "model_fields"):
+        return False
+    if isinstance(value, tuple) or dataclasses.is_dataclass(value):
+        return True
+    if isinstance(value, dict):
+        return any(_strict_rejects(item, depth + 1) for item in value.values())
+    if isinstance(value, (list, set, frozenset, deque)):
+        return any(_strict_rejects(item, depth + 1) for item in value)
+    return False
 
 
 def _needs_validation(value: object, depth: int = 0) -> bool:
