@@ -10,9 +10,12 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
 
-def run_mypy(config: str) -> str:
+def run_mypy(config: str, cache: Path) -> str:
+    # A cold run (--no-incremental); mypy still writes a cache: into the test's own directory, not
+    # the checkout's .mypy_cache.
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--no-incremental", "--config-file", f"examples/{config}", "examples/"],
+        [sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", str(cache),
+         "--config-file", f"examples/{config}", "examples/"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -23,14 +26,14 @@ def run_mypy(config: str) -> str:
     return result.stdout
 
 
-def test_json_profile_output_matches_the_recorded_output() -> None:
+def test_json_profile_output_matches_the_recorded_output(tmp_path: Path) -> None:
     expected = (EXAMPLES / "expected-json.txt").read_text()
-    assert run_mypy("mypy.ini") == expected
+    assert run_mypy("mypy.ini", tmp_path / "cache") == expected
 
 
-def test_msgpack_profile_output_matches_the_recorded_output() -> None:
+def test_msgpack_profile_output_matches_the_recorded_output(tmp_path: Path) -> None:
     expected = (EXAMPLES / "expected-msgpack.txt").read_text()
-    assert run_mypy("mypy-msgpack.ini") == expected
+    assert run_mypy("mypy-msgpack.ini", tmp_path / "cache") == expected
 
 
 def test_readme_quotes_the_summary_line() -> None:
