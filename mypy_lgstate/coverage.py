@@ -125,13 +125,15 @@ class CoverageRecorder:
         status, reason = _node_status(node, return_type, api, from_body)
         location = _location(api, ctx.context.line)
         key: GraphKey | None
+        graph_type: Type
         if isinstance(ctx, MethodContext):
             # The graph whose StateGraph(...) call is assigned to the builder variable.
             key, graph_type, declared_at = _builder_location(api, ctx), ctx.type, None
         else:
             key, graph_type, declared_at = location, ctx.default_return_type, location
-        if key not in self.graphs:
-            key = key if declared_at is not None else tuple(info.fullname for info in schemas)
+        if key is None or key not in self.graphs:
+            if key is None or declared_at is None:
+                key = tuple(info.fullname for info in schemas)
             if key not in self.graphs:
                 # An agent's type names AgentState only: its middleware's schemas add channels.
                 given = schemas if declared_at is not None else ()

@@ -13,7 +13,7 @@ of the call's own arguments come from the checker's type map, where mypy put the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final, NamedTuple
 
 from mypy.checker import TypeChecker
@@ -360,6 +360,7 @@ def messages_channels(schemas: Sequence[TypeInfo]) -> frozenset[str]:
     reducer turns into a message, such as ``("user", "text")``, and is not stored as it is written."""
     found = set()
     for info in schemas:
+        items: Iterable[tuple[str, Type | None]]
         if info.typeddict_type is not None:
             items = info.typeddict_type.items.items()
         else:

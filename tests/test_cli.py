@@ -768,7 +768,8 @@ def test_report_lists_a_resume_once_with_its_graph(tmp_path: Path, cache_dir: Pa
         "  Command.resume (resume.py:11) (graph resume.State)",
         "  invoke.input (resume.py:12) (graph resume.State)",
         "",
-        "1 graph, nodes checked 0/0 (unchecked 0, opaque 0), 2 write sites, 0 findings",
+        "1 graph, nodes checked 0/0 (from bodies 0, unchecked 0, opaque 0), 2 write sites,"
+        " 0 findings",
     ]
 
 
