@@ -572,7 +572,7 @@ class Checks:
                     for expr, path in functional.returned_values(returned.expressions, root, api)
                     for value in sites.values_of(expr, path, api)
                 ]
-                self._check_written(api, values, root, body.schemas, body.allowed)
+                self._check_written(api, values, root, body.schemas, body.allowed, updates=False)
                 return
             unknown: list[str] = []
             if body.channels is not None:
@@ -589,7 +589,9 @@ class Checks:
                 if not bodies.under_keys(value, root, unknown)
                 and not bodies.declared_as(value, root, declared)
             ]
-            self._check_written(api, values, root, body.schemas, body.allowed, dotted=True)
+            self._check_written(
+                api, values, root, body.schemas, body.allowed, updates=True, dotted=True
+            )
 
     def dict_display(self, ctx: FunctionContext) -> Type:
         """A dict display being checked (the daemon only). dmypy rechecks a node's body alone when
@@ -645,7 +647,12 @@ class Checks:
                 recorder.write_site(ctx, root, expr)
             values = sites.update_pairs(expr, root, api) if root == "Command.update" else None
             self._check_written(
-                api, list(values or sites.values_of(expr, root, api)), root, schemas, allowed
+                api,
+                list(values or sites.values_of(expr, root, api)),
+                root,
+                schemas,
+                allowed,
+                updates=root in sites.CHANNEL_ROOTS,
             )
 
     def _check_written(
@@ -656,10 +663,13 @@ class Checks:
         schemas: tuple[TypeInfo, ...],
         allowed: frozenset[str] | None,
         *,
+        updates: bool,
         dotted: bool = False,
     ) -> None:
-        """Check the values written under ``root``, each reported where it is written; ``dotted``
-        shows a node's keys as ``node().key`` (``bodies.dotted``)."""
+        """Check the values written under ``root``, each reported where it is written. ``updates``:
+        the value at ``root`` updates the channels key by key (a ``Command.update``, a graph's input,
+        what a node returns), rather than being stored whole; ``dotted`` shows a node's keys as
+        ``node().key`` (``bodies.dotted``)."""
         messages = self._messages_channels(schemas)
         for value in values:
             if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
@@ -667,7 +677,7 @@ class Checks:
             if messages and sites.is_message_like(value.shown or value.type):
                 if any(value.path.startswith(root + key_part(key)) for key in messages):
                     continue  # add_messages turns it into a message
-            schema = sites.channels_schema(value, root)
+            schema = sites.channels_schema(value, root) if updates else None
             if schema is not None and root in sites.START_ROOTS:
                 start = self.walker.start_input(value.type, value.path)
                 self._emit(api, start, value.expr, at_fields=False, allowed=allowed)
@@ -677,12 +687,11 @@ class Checks:
                 findings = sites.rerooted(
                     self.walker.check_state_class(schema), schema.name, value.path
                 )
-            elif sites.is_schema_instance(value, root, schemas):
+            elif updates and sites.is_schema_instance(value, root, schemas):
                 continue
             else:
-                findings = self.walker.check_value(
-                    value.type, value.path, channel=sites.is_channel_value(value, root)
-                )
+                channel = updates and sites.is_channel_value(value, root)
+                findings = self.walker.check_value(value.type, value.path, channel=channel)
             if value.shown is not None:
                 findings = sites.naming(findings, value.path, self.walker.type_name(value.shown))
             if dotted:

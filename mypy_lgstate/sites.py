@@ -409,12 +409,6 @@ CHANNEL_ROOTS: Final = frozenset(
 )
 
 
-def is_update_root(root: str) -> bool:
-    """Whether a value at ``root`` updates the channels key by key: a write site's update or
-    input, or what a node's body returns (``node()``, see ``bodies``)."""
-    return root in CHANNEL_ROOTS or root.endswith("()")
-
-
 # Roots whose value LangGraph also keeps whole, as the first checkpoint's ``__start__`` value.
 START_ROOTS: Final = frozenset(
     {"invoke.input", "ainvoke.input", "stream.input", "astream.input", "batch.inputs",
@@ -422,11 +416,13 @@ START_ROOTS: Final = frozenset(
 )
 
 
+# The three functions below are about a value under a root whose value updates the channels key by
+# key: a write site of CHANNEL_ROOTS, or what a node's body returns (``bodies``). The caller decides.
+
+
 def channels_schema(value: Value, root: str) -> TypeInfo | None:
     """The model or dataclass class of ``value`` when it stands where LangGraph reads its fields as
     channel updates (``Command(update=State(...))``, ``graph.invoke(State(...))``)."""
-    if not is_update_root(root):
-        return None
     proper = get_proper_type(value.type)
     if (
         _is_top_level(value, root)
@@ -441,7 +437,7 @@ def is_schema_instance(value: Value, root: str, schemas: Sequence[TypeInfo]) -> 
     """Whether ``value`` is a whole instance of one of ``schemas`` written as channel updates
     (``graph.invoke(state)``, ``{**state, ...}``), checked where that class became graph state. A
     ``Send`` or ``interrupt`` payload is stored whole, as a value of its own: it is checked there."""
-    if not is_update_root(root) or not schemas:
+    if not schemas:
         return False
     if not (_is_top_level(value, root) or value.path == f"{root}{{**}}"):
         return False
@@ -454,7 +450,7 @@ def is_schema_instance(value: Value, root: str, schemas: Sequence[TypeInfo]) -> 
 def is_channel_value(value: Value, root: str) -> bool:
     """Whether ``value`` is the whole value written to one channel: ``Command.update["key"]``,
     ``invoke.input["key"]``, ``batch.inputs[0]["key"]``."""
-    if not is_update_root(root) or not value.path.startswith(root):
+    if not value.path.startswith(root):
         return False
     rest = value.path[len(root):]
     if rest.startswith("[") and not rest.startswith('["'):
