@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from typing import Final, NamedTuple
+from typing import NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -64,12 +64,6 @@ from mypy.types import AnyType, CallableType, Instance, NoneType, Type, get_prop
 from mypy_lgstate import sites
 from mypy_lgstate.messages import key_part
 
-COMMAND: Final = "langgraph.types.Command"
-# Declared value types that say nothing of what a node writes.
-_LOOSE_MAPPINGS: Final = frozenset(
-    {"builtins.dict", "typing.Mapping", "typing.MutableMapping", "collections.abc.Mapping"}
-)
-
 
 def is_loose(ret: Type) -> bool:
     """Whether a node's declared return type (coroutines unwrapped) leaves its writes unchecked:
@@ -78,12 +72,12 @@ def is_loose(ret: Type) -> bool:
     loose = False
     for part in sites.union_items(get_proper_type(ret)):
         if isinstance(part, NoneType) or (
-            isinstance(part, Instance) and part.type.fullname == COMMAND
+            isinstance(part, Instance) and part.type.fullname == sites.COMMAND
         ):
             continue
         if isinstance(part, AnyType):
             loose = True
-        elif isinstance(part, Instance) and part.type.fullname in _LOOSE_MAPPINGS:
+        elif isinstance(part, Instance) and part.type.fullname in sites.MAPPINGS:
             value = get_proper_type(part.args[1]) if len(part.args) == 2 else None
             if not (
                 value is None
@@ -237,7 +231,7 @@ def _alternatives(returns: list[Expression]) -> Iterator[Expression]:
 
 
 def _is_command(callee: Expression) -> bool:
-    return isinstance(callee, RefExpr) and callee.fullname == COMMAND
+    return isinstance(callee, RefExpr) and callee.fullname == sites.COMMAND
 
 
 def _bound_displays(

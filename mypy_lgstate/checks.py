@@ -369,10 +369,9 @@ class Checks:
             return
         returned = sites.node_return_type(function.type)
         if returned is not None and bodies.is_loose(returned):
-            body = _Body(ctx.api, function, function, function.name, None, None, (), allowed, True)
-            self._bodies.setdefault(ctx.api.tree.fullname, []).append(body)
-            if self._daemon:
-                self._known_bodies[function.fullname] = body
+            self._read_later(
+                _Body(ctx.api, function, function, function.name, None, None, (), allowed, True)
+            )
 
     def _allowlist_of_types(self, types: list[Type]) -> frozenset[str] | None:
         if not self._strict:
@@ -514,13 +513,12 @@ class Checks:
                 shown = self._shown_return(ret)
                 if function is not None:
                     # Read once the module is checked: its bodies are checked after its top level.
-                    body = _Body(
-                        api, function, context, node.name, shown, channels, schemas, allowed,
-                        unchecked=unchecked,
+                    self._read_later(
+                        _Body(
+                            api, function, context, node.name, shown, channels, schemas, allowed,
+                            unchecked=unchecked,
+                        )
                     )
-                    self._bodies.setdefault(api.tree.fullname, []).append(body)
-                    if self._daemon:
-                        self._known_bodies[function.fullname] = body
                 else:
                     fail(api, codes.untyped_node_message(node.name, shown), context, codes.UNTYPED_NODE)
             unknown = []
@@ -540,6 +538,13 @@ class Checks:
                 if unknown:  # LangGraph drops those keys: what they hold never reaches a checkpoint
                     findings = sites.outside(findings, unknown)
                 self._emit(api, findings, context, at_fields=False, allowed=allowed)
+
+    def _read_later(self, body: _Body) -> None:
+        """Read ``body`` once its module is checked (``finish_module``); in the daemon, also as
+        mypy checks it again alone (``dict_display``)."""
+        self._bodies.setdefault(body.api.tree.fullname, []).append(body)
+        if self._daemon:
+            self._known_bodies[body.function.fullname] = body
 
     def _shown_return(self, ret: Type) -> str | None:
         proper = get_proper_type(ret)

@@ -13,7 +13,7 @@ of the call's own arguments come from the checker's type map, where mypy put the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Final, NamedTuple
 
 from mypy.checker import TypeChecker
@@ -173,7 +173,7 @@ def update_shape(ret: Type, node: str) -> UpdateShape:
                 assert var.type is not None
                 checked.append((f"{node}().{key}", var.type))
                 keys.append((key, part.type.name))
-        elif isinstance(part, Instance) and part.type.fullname in _MAPPINGS:
+        elif isinstance(part, Instance) and part.type.fullname in MAPPINGS:
             value = get_proper_type(part.args[1]) if len(part.args) == 2 else None
             if value is None or isinstance(value, AnyType):
                 untyped = True
@@ -182,7 +182,7 @@ def update_shape(ret: Type, node: str) -> UpdateShape:
     return UpdateShape(checked, keys, untyped)
 
 
-_MAPPINGS: Final = frozenset({"builtins.dict", "typing.Mapping", "typing.MutableMapping"})
+MAPPINGS: Final = frozenset({"builtins.dict", "typing.Mapping", "typing.MutableMapping"})
 
 
 def union_items(typ: ProperType) -> Iterator[ProperType]:
@@ -202,6 +202,14 @@ def graph_channels(schemas: Sequence[TypeInfo]) -> tuple[frozenset[str], str] | 
     for info in schemas:
         names.update(schema_keys(info))
     return frozenset(names), schemas[0].name
+
+
+def schema_items(info: TypeInfo) -> list[tuple[str, Type]]:
+    """A schema class's keys with their declared types (a TypedDict's items, a model's or
+    dataclass's fields)."""
+    if info.typeddict_type is not None:
+        return list(info.typeddict_type.items.items())
+    return [(name, var.type) for name, var, _ in model_fields(info) if var.type is not None]
 
 
 def schema_keys(info: TypeInfo) -> list[str]:
@@ -360,12 +368,7 @@ def messages_channels(schemas: Sequence[TypeInfo]) -> frozenset[str]:
     reducer turns into a message, such as ``("user", "text")``, and is not stored as it is written."""
     found = set()
     for info in schemas:
-        items: Iterable[tuple[str, Type | None]]
-        if info.typeddict_type is not None:
-            items = info.typeddict_type.items.items()
-        else:
-            items = ((name, var.type) for name, var, _ in model_fields(info))
-        for key, typ in items:
+        for key, typ in schema_items(info):
             proper = get_proper_type(typ)
             if (
                 isinstance(proper, Instance)
@@ -502,11 +505,7 @@ def channel_types(schemas: Sequence[TypeInfo]) -> dict[str, list[Type]]:
     several schemas has each of their types)."""
     found: dict[str, list[Type]] = {}
     for info in schemas:
-        if info.typeddict_type is not None:
-            items = list(info.typeddict_type.items.items())
-        else:
-            items = [(name, var.type) for name, var, _ in model_fields(info) if var.type is not None]
-        for key, typ in items:
+        for key, typ in schema_items(info):
             found.setdefault(key, []).append(typ)
     return found
 
@@ -517,7 +516,4 @@ def rerooted(findings: Findings, old_root: str, new_root: str) -> Findings:
     def moved(path: str) -> str:
         return new_root + path[len(old_root):] if path.startswith(old_root) else path
 
-    return findings._replace(
-        problems=tuple(p._replace(path=moved(p.path)) for p in findings.problems),
-        user_classes=tuple(c._replace(path=moved(c.path)) for c in findings.user_classes),
-    )
+    return repathed(findings, moved)

@@ -761,34 +761,34 @@ def _is_json_marker(item: object) -> bool:
     return cls.__name__ == "Json" and cls.__module__ == "pydantic.types"
 
 
-def _strict_rejects(value: object, depth: int = 0) -> bool:
+def _strict_rejects(value: object) -> bool:
     """Whether ``strict=True`` rejects what ``value`` is written as: a tuple comes back as a list, a
     dataclass as a dict (a nested model is validated by its own configuration)."""
-    if depth > 4 or type(value) in _PLAIN or hasattr(type(value), "model_fields"):
-        return False
-    if isinstance(value, tuple) or dataclasses.is_dataclass(value):
-        return True
-    if isinstance(value, dict):
-        return any(_strict_rejects(item, depth + 1) for item in value.values())
-    if isinstance(value, (list, set, frozenset, deque)):
-        return any(_strict_rejects(item, depth + 1) for item in value)
-    return False
+    return _rebuilt_differently(value, models=False)
 
 
-def _needs_validation(value: object, depth: int = 0) -> bool:
+def _needs_validation(value: object) -> bool:
     """Whether ``value`` changes in a model built without validation from its ``model_dump()``:
     nested models and dataclasses are dicts there, tuples are lists."""
+    return _rebuilt_differently(value, models=True)
+
+
+def _rebuilt_differently(value: object, *, models: bool, depth: int = 0) -> bool:
+    """Whether ``value`` holds a tuple or a dataclass (and, with ``models``, a pydantic model),
+    which a model's ``model_dump()`` writes as a list or a dict."""
     if depth > 4 or type(value) in _PLAIN:
         return False
+    if hasattr(type(value), "model_fields"):
+        return models
     if isinstance(value, tuple) or dataclasses.is_dataclass(value):
         return True
-    if hasattr(type(value), "model_fields"):
-        return True
     if isinstance(value, dict):
-        return any(_needs_validation(item, depth + 1) for item in value.values())
-    if isinstance(value, (list, set, frozenset, deque)):
-        return any(_needs_validation(item, depth + 1) for item in value)
-    return False
+        items: Iterable[object] = value.values()
+    elif isinstance(value, (list, set, frozenset, deque)):
+        items = value
+    else:
+        return False
+    return any(_rebuilt_differently(item, models=models, depth=depth + 1) for item in items)
 
 
 def _name_part(arg: object) -> str:
