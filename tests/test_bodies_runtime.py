@@ -9,13 +9,14 @@ datetime makes a JSON serializer raise at the write, a key that is not a channel
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timezone
 from typing import Any, TypedDict
 
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
+
+from json_serde import JsonSerde
 
 
 def _config(thread: str) -> Any:
@@ -85,16 +86,6 @@ def test_each_returned_item_is_its_channels_value_and_tuples_come_back_as_lists(
     assert "status" not in stored  # a returned key that is not a channel is dropped
 
 
-class _JsonSerializer:
-    """A checkpoint serializer that writes plain JSON, what the json profile stands for."""
-
-    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
-        return "json", json.dumps(obj).encode()
-
-    def loads_typed(self, data: tuple[str, bytes]) -> Any:
-        return json.loads(data[1])
-
-
 class Purchase(TypedDict):
     last_action_at: str
 
@@ -108,6 +99,6 @@ def test_a_datetime_a_dict_node_returns_raises_when_a_json_checkpoint_is_written
     builder.add_node("record_purchase", record_purchase)
     builder.add_edge(START, "record_purchase")
     builder.add_edge("record_purchase", END)
-    graph = builder.compile(checkpointer=InMemorySaver(serde=_JsonSerializer()))  # type: ignore[arg-type]
+    graph = builder.compile(checkpointer=InMemorySaver(serde=JsonSerde()))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="datetime is not JSON serializable"):
         graph.invoke({"last_action_at": "never"}, _config("purchase"))

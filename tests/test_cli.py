@@ -601,16 +601,21 @@ def test_mypys_own_flags_after_a_double_dash(tmp_path: Path, cache_dir: Path) ->
     assert (result.returncode, result.stdout.splitlines()) == (1, APP_TEXT)
 
 
-def test_output_file_quiet_and_exit_zero(
-    tmp_path: Path,
-    cache_dir: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+@pytest.fixture
+def app_in_process(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The APP project as the current directory, for ``cli.main`` in this process; the progress
+    line that a slow run prints shows at once."""
     project_with(tmp_path, app__py=APP)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MYPY_CACHE_DIR", str(cache_dir))
-    monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)  # a slow run would say so, but for --quiet
+    monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)
+    return tmp_path
+
+
+def test_output_file_quiet_and_exit_zero(
+    app_in_process: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tmp_path = app_in_process  # --quiet: no progress line, even for a "slow" run
     args = ["check", "--format", "json", "--output-file", "out/findings.json", "--quiet"]
     (tmp_path / "out").mkdir()
     assert cli.main([*args, "--exit-zero"]) == 0  # exit 1 without it: test_json_format
@@ -629,15 +634,8 @@ def test_output_file_quiet_and_exit_zero(
 
 
 def test_slow_run_says_what_it_does_on_stderr(
-    tmp_path: Path,
-    cache_dir: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    app_in_process: Path, cache_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    project_with(tmp_path, app__py=APP)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("MYPY_CACHE_DIR", str(cache_dir))
-    monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)
     assert cli.main(["check", "--format", "json"]) == 1
     out, err = capsys.readouterr()
     assert len(json.loads(out)) == len(APP_JSON_FINDINGS)  # stdout stays pure JSON

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import json
 import logging
 import operator
 import sqlite3
@@ -25,6 +24,8 @@ from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command, Overwrite
 from pydantic import BaseModel, PrivateAttr
+
+from json_serde import JsonSerde
 
 
 def _config(thread: str) -> Any:
@@ -239,16 +240,6 @@ def test_a_function_local_class_comes_back_as_the_top_level_class_of_its_name() 
 # json: a model or dataclass state given whole to invoke() -----------------------------------------
 
 
-class _JsonSerde:
-    """What the json profile stands for: strict JSON, through a saver's own serde."""
-
-    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
-        return "json", json.dumps(obj).encode()
-
-    def loads_typed(self, data: tuple[str, bytes]) -> Any:
-        return json.loads(data[1])
-
-
 class _TopicModel(BaseModel):
     topic: str = ""
 
@@ -263,7 +254,7 @@ def test_json_a_whole_state_object_as_input_raises_as_the_start_value(schema: An
     builder = StateGraph(schema)
     builder.add_node("set", lambda state: {"topic": "x"})
     builder.add_edge(START, "set")
-    graph = builder.compile(checkpointer=InMemorySaver(serde=_JsonSerde()))  # type: ignore[arg-type]
+    graph = builder.compile(checkpointer=InMemorySaver(serde=JsonSerde()))  # type: ignore[arg-type]
     # Every field is JSON-clean, but LangGraph keeps the input object as the __start__ value.
     with pytest.raises(TypeError, match="is not JSON serializable"):
         graph.invoke(schema(topic="a"), _config("object"))
@@ -330,7 +321,7 @@ def test_json_an_enum_field_of_a_pydantic_state_is_an_enum_in_nodes_and_bare_in_
     builder.add_edge(START, "first")
     builder.add_edge("first", "second")
     graph = builder.compile(
-        checkpointer=InMemorySaver(serde=_JsonSerde()),  # type: ignore[arg-type]
+        checkpointer=InMemorySaver(serde=JsonSerde()),  # type: ignore[arg-type]
         interrupt_before=["second"],
     )
     graph.invoke({"n": 0}, _config("speed"))
