@@ -79,11 +79,12 @@ def test_the_fixture_in_a_project(pytester: pytest.Pytester) -> None:
 def test_the_fixture_reports_a_bad_option(pytester: pytest.Pytester) -> None:
     pytester.makefile(".toml", pyproject='[tool.mypy_lgstate]\nstrict = true\n')
     pytester.makepyfile(test_graph="def test_saver(lgstate_saver):\n    pass\n")
-    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    # -rN: no short summary, whose line pytest shortens or not by the terminal's width.
+    result = pytester.runpytest_subprocess("-q", "-rN", "-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*pyproject.toml: [[]tool.mypy_lgstate[]]: strict: unknown option*"])
     result.stdout.no_fnmatch_line("*Traceback*")
-    # Once (the summary line shortens it), and not chained to the ConfigError.
+    # Once, and not chained to the ConfigError.
     assert len([line for line in result.stdout.lines if "strict: unknown option (known" in line]) == 1
     result.stdout.no_fnmatch_line("*During handling of the above exception*")
 
