@@ -90,10 +90,11 @@ class Checks:
         options: Options,
         lookup: Callable[[str], SymbolNode | None],
         lock: Lock = NO_LOCK,
+        module: Callable[[str], MypyFile | None] = lambda name: None,
     ) -> None:
         self.config = config
         self.lock = lock
-        self.walker = Walker(config, options, lookup)
+        self.walker = Walker(config, options, lookup, module)
         self._strict = config.profile == "msgpack" and config.strict_msgpack
         # Modules whose classes a check in module M read, by M: returned to mypy as M's indirect
         # dependencies once M is checked, so that an edit to them rechecks M.

@@ -153,7 +153,7 @@ class LGStatePlugin(Plugin):
         if self._checks is None:
             from mypy_lgstate.checks import Checks
 
-            self._checks = Checks(self.config, self.options, self._lookup, self.lock)
+            self._checks = Checks(self.config, self.options, self._lookup, self.lock, self._module)
         return self._checks
 
     def forget(self) -> None:
@@ -198,6 +198,9 @@ class LGStatePlugin(Plugin):
                 else None
             )
             return hook
+
+    def _module(self, name: str) -> MypyFile | None:
+        return self._modules.get(name) if self._modules is not None else None
 
     def _lookup(self, fullname: str) -> SymbolNode | None:
         if self._modules is None:

@@ -16,7 +16,7 @@ from typing import Final, Literal, NamedTuple, TypeVar
 from mypy.errorcodes import ErrorCode
 from mypy.maptype import map_instance_to_supertype
 from mypy.messages import format_type_bare
-from mypy.nodes import LambdaExpr, SymbolNode, TypeInfo, Var
+from mypy.nodes import LambdaExpr, MypyFile, SymbolNode, TypeInfo, Var
 from mypy.options import Options
 from mypy.types import (
     AnyType,
@@ -292,8 +292,10 @@ class Walker:
         config: LGStateConfig,
         options: Options,
         lookup: Callable[[str], SymbolNode | None] = lambda fullname: None,
+        module: Callable[[str], MypyFile | None] = lambda name: None,
     ) -> None:
         self.lookup = lookup  # a class by its fullname, in the modules of the build
+        self.module = module  # a module of the build by its name
         self.profile = config.profile
         self.strict = config.profile == "msgpack" and config.strict_msgpack
         self.safe_types = frozenset(config.safe_types)
@@ -322,7 +324,13 @@ class Walker:
         found = self._class_findings(info, None, in_model_value=False)
         if any(base.fullname in rules.PYDANTIC_MODELS for base in info.mro):
             found = self._pydantic_state(info, found)
+        elif info.typeddict_type is not None and self._annotations_deferred(info.module_name):
+            found = _generics_registered(found)
         return channel_values(found.under(info.name), info.name, fields=True)
+
+    def _annotations_deferred(self, module_name: str) -> bool:
+        tree = self.module(module_name)
+        return tree is not None and tree.is_future_flag_set("annotations")
 
     def _pydantic_state(self, info: TypeInfo, found: Findings) -> Findings:
         """A pydantic state schema. LangGraph rebuilds it with ``State(**values)`` before each node
@@ -1016,6 +1024,23 @@ class Walker:
 
 
 _MAX_GENERIC_DEPTH: Final = 8
+
+def _generics_registered(found: Findings) -> Findings:
+    """The findings of a TypedDict schema whose module has ``from __future__ import annotations``.
+
+    ``StateGraph(...)`` evaluates the schema's annotations with ``get_type_hints`` in its module's
+    namespace, at module level as far as pydantic can tell: pydantic then registers each
+    parametrized generic model those annotations create (``Box[int]``) in that module, under its
+    own name, and the loader re-imports it. This holds for the schema's own keys only (not for the
+    fields of the classes they hold, which LangGraph never evaluates), so only a problem with one
+    field above it is dropped.
+    """
+    kept = tuple(
+        problem for problem in found.problems
+        if not (problem.what == messages.GENERIC_MODEL_UNIMPORTABLE and len(problem.anchors) == 1)
+    )
+    return found if len(kept) == len(found.problems) else found._replace(problems=kept)
+
 
 def _needs_validation(typ: Type | None, depth: int = 0) -> bool:
     """Whether a value of ``typ`` changes when a model is built without validation from its

@@ -328,3 +328,92 @@ def test_json_an_enum_field_of_a_pydantic_state_is_an_enum_in_nodes_and_bare_in_
     assert type(graph.get_state(_config("speed")).values["speed"]) is str
     output = graph.invoke(None, _config("speed"))  # resumed from the stored checkpoint
     assert seen == [_Speed] and type(output["speed"]) is str
+
+
+_BOX = '''
+from typing import Generic, TypeVar
+from pydantic import BaseModel
+T = TypeVar("T")
+class Box(BaseModel, Generic[T]):
+    item: T
+'''
+_DEFERRED_SCHEMAS = '''
+from __future__ import annotations
+from dataclasses import dataclass, field
+from pydantic import BaseModel
+from typing_extensions import TypedDict
+from box import Box
+class Inner(TypedDict):
+    box: Box[str]
+class Base(TypedDict, total=False):
+    inherited: Box[bytes]
+class State(Base, total=False):
+    box: Box[int]
+    boxes: list[Box[int]]
+    inner: Inner
+class ModelState(BaseModel):
+    box: Box[float] | None = None
+@dataclass
+class DataclassState:
+    box: Box[bool] | None = None
+'''
+_ROUND_TRIP = '''
+import json, warnings
+warnings.simplefilter("ignore")
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, StateGraph
+from box import Box
+import schemas
+def kind(value):
+    if isinstance(value, list):
+        return [kind(item) for item in value]
+    if isinstance(value, dict):
+        return {key: kind(item) for key, item in value.items()}
+    if hasattr(value, "box"):
+        return kind(value.box)
+    return type(value).__name__
+def stored(schema, update, made):
+    builder = StateGraph(schema)
+    builder.add_node("node", lambda state: update())  # values made in a node, as real code does
+    builder.add_edge(START, "node")
+    graph = builder.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "1"}}
+    graph.invoke(made, config)
+    return kind(dict(graph.get_state(config).values))
+print(json.dumps({
+    "typeddict": stored(schemas.State, lambda: {
+        "box": Box[int](item=1), "boxes": [Box[int](item=1)],
+        "inner": {"box": Box[str](item="a")}, "inherited": Box[bytes](item=b"b")}, {}),
+    "model": stored(schemas.ModelState, lambda: {"box": Box[float](item=1.0)}, {}),
+    "dataclass": stored(schemas.DataclassState, lambda: {"box": Box[bool](item=True)}, {}),
+}))
+'''
+
+
+def test_a_typeddict_schema_with_deferred_annotations_registers_its_keys_generic_models(
+    tmp_path: Any,
+) -> None:
+    """``StateGraph(S)`` evaluates a TypedDict schema's string annotations in its module, where
+    pydantic registers each parametrized model it creates: only the schema's own keys (inherited
+    ones from the same module too) come back as models; nested classes' fields and pydantic or
+    dataclass schemas come back as dicts."""
+    import json
+    import subprocess
+    import sys
+
+    (tmp_path / "box.py").write_text(_BOX)
+    (tmp_path / "schemas.py").write_text(_DEFERRED_SCHEMAS)
+    (tmp_path / "round_trip.py").write_text(_ROUND_TRIP)
+    run = subprocess.run(
+        [sys.executable, "round_trip.py"], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert json.loads(run.stdout) == {
+        "typeddict": {
+            "box": "Box[int]",
+            "boxes": ["Box[int]"],
+            "inner": {"box": {"item": "str"}},  # a dict: the model's dump
+            "inherited": "Box[bytes]",
+        },
+        "model": {"box": {"item": "float"}},
+        "dataclass": {"box": {"item": "bool"}},
+    }
