@@ -1,6 +1,6 @@
 """``python -m mypy_lgstate``: the ``lgstate`` command."""
 
-from mypy_lgstate.cli import main
+from mypy_lgstate.cli.command import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -27,13 +27,14 @@ from mypy.plugin import (
 from mypy.types import CallableType, Instance, Overloaded, Type, get_proper_type
 
 import mypy_lgstate
-from mypy_lgstate import errorcodes  # noqa: F401  (registers the error codes with mypy)
-from mypy_lgstate.config import ConfigError, LGStateConfig, load_config
-from mypy_lgstate import lockfile
-from mypy_lgstate.lockfile import NO_LOCK, Lock, LockFileError, lock_path, read_lock
+from mypy_lgstate.checker import errorcodes  # noqa: F401  (registers the error codes with mypy)
+from mypy_lgstate.core import lockfile
+from mypy_lgstate.core.config import ConfigError, LGStateConfig, load_config
+from mypy_lgstate.core.libraries import LIBRARY_DIRS
+from mypy_lgstate.core.lockfile import NO_LOCK, Lock, LockFileError, lock_path, read_lock
 
 if TYPE_CHECKING:
-    from mypy_lgstate.checks import Checks
+    from mypy_lgstate.checker.checks import Checks
 
 # mypy records this (with a hash of this file) in its cache, and discards every cached module when it
 # changes; __init__ refines it (see ``_version``).
@@ -86,11 +87,6 @@ BUILDER_METHODS: Final = {
 }
 
 _PYDANTIC_MODELS: Final = frozenset({"pydantic.main.BaseModel", "pydantic.v1.main.BaseModel"})
-# Where installed libraries and typeshed's stubs live: never the user's code (also read by the
-# lgstate command and its report).
-LIBRARY_DIRS: Final = tuple(
-    f"{os.sep}{name}{os.sep}" for name in ("site-packages", "dist-packages", "typeshed")
-)
 # Imported in the daemon process only, before it first loads plugins. Not
 # ``options.fine_grained_incremental``: ``dmypy run`` compares the snapshot of the daemon's first
 # build (where it is true) with one taken from the options of the run (where it is false), so the
@@ -151,7 +147,7 @@ class LGStatePlugin(Plugin):
     @property
     def checks(self) -> Checks:
         if self._checks is None:
-            from mypy_lgstate.checks import Checks
+            from mypy_lgstate.checker.checks import Checks
 
             self._checks = Checks(self.config, self.options, self._lookup, self.lock, self._module)
         return self._checks
@@ -236,7 +232,7 @@ class LGStatePlugin(Plugin):
         # models only, so that no other plugin's hook for other classes is shadowed.
         info = self._lookup(fullname)
         if isinstance(info, TypeInfo) and any(base.fullname in _PYDANTIC_MODELS for base in info.mro):
-            from mypy_lgstate.model_facts import record
+            from mypy_lgstate.checker.model_facts import record
 
             return record
         return None
@@ -281,10 +277,13 @@ def _version(options_digest: str, *, daemon: bool) -> str:
     """
     package = os.path.dirname(os.path.abspath(__file__))
     source = hashlib.sha256()
-    for name in sorted(os.listdir(package)):
-        if name.endswith(".py"):
-            with open(os.path.join(package, name), "rb") as f:
-                source.update(f.read())
+    for folder, subfolders, names in sorted(os.walk(package)):
+        subfolders.sort()
+        for name in sorted(names):
+            if name.endswith(".py"):
+                source.update(os.path.relpath(os.path.join(folder, name), package).encode())
+                with open(os.path.join(folder, name), "rb") as f:
+                    source.update(f.read())
     version = f"{mypy_lgstate.__version__}+{source.hexdigest()[:12]}"
     return f"{version}.{options_digest}" if daemon else version
 

@@ -455,7 +455,7 @@ async def _async_gen() -> AsyncIterator[int]:
 class Sample:
     """A declared field type and a value of it.
 
-    ``covers`` names the rows of ``mypy_lgstate.rules`` the sample exercises (table keys, ``key:...``
+    ``covers`` names the rows of ``mypy_lgstate.core.rules`` the sample exercises (table keys, ``key:...``
     for the dict-key tables), so that the oracle can insist every row has a sample.
     """
 

@@ -4,7 +4,7 @@ or to a module its body uses, parallel (``--num-workers``), and the daemon.
 The project: ``pkg/helpers.py`` (``stamp()``, whose return type the tests change), ``pkg/state.py`` (the
 graph state) and ``pkg/graph.py`` (nodes declared ``-> dict[str, Any]`` and ``@task`` functions with no
 return type, registered in the same module). The body checks read a module's bodies at the end of its
-check (``mypy_lgstate/bodies.py``); the daemon rechecks a node's body alone when ``stamp()`` changes,
+check (``mypy_lgstate/routes/bodies.py``); the daemon rechecks a node's body alone when ``stamp()`` changes,
 so these runs are the ones that tell whether that moment is kept in every mode.
 """
 

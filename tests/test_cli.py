@@ -20,8 +20,9 @@ import jsonschema
 import pytest
 import yaml
 
-from mypy_lgstate import cli, findings, lockfile
-from mypy_lgstate.config import LGStateConfig, load_config
+from mypy_lgstate.cli import command as cli, findings
+from mypy_lgstate.core import lockfile
+from mypy_lgstate.core.config import LGStateConfig, load_config
 
 if sys.version_info >= (3, 11):
     import tomllib

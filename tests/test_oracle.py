@@ -1,6 +1,6 @@
 """The rule tables, checked against the installed serializers.
 
-For every sample in ``oracle_samples.SAMPLES`` (at least one per concrete row of ``mypy_lgstate.rules``),
+For every sample in ``oracle_samples.SAMPLES`` (at least one per concrete row of ``mypy_lgstate.core.rules``),
 this test
 
 - round-trips the value through what each profile stands for: ``json.dumps`` / ``json.loads`` (with
@@ -42,7 +42,7 @@ from pydantic import BaseModel
 from pydantic.v1 import BaseModel as BaseModelV1
 
 import oracle_samples
-from mypy_lgstate import rules
+from mypy_lgstate.core import rules
 from oracle_samples import LOCAL_SAMPLES, LOCAL_SCOPE, SAMPLES
 
 # Outcomes, from least to most severe. ``allowlist``: strict msgpack changes a value that the
@@ -390,7 +390,7 @@ def test_every_row_of_the_rule_tables_has_a_sample() -> None:
     }
     covered = {row for sample in SAMPLES for row in sample.covers}
     missing = sorted(rows - covered)
-    assert not missing, f"rows of mypy_lgstate.rules with no oracle sample: {missing}"
+    assert not missing, f"rows of mypy_lgstate.core.rules with no oracle sample: {missing}"
     stale = sorted(covered - rows)
     assert not stale, f"samples that cover rows which no longer exist: {stale}"
     names = [s.name for s in SAMPLES] + list(LOCAL_SAMPLES)

@@ -56,7 +56,7 @@ def test_the_plugin_defers_its_checks() -> None:
     # mypy imports the entry point in every run, a warm run with nothing to check included: the
     # checks, the walker and the rule tables wait for the first hook that fires.
     loaded = set(_modules_after("import mypy_lgstate.plugin", packages=False))
-    assert {"mypy_lgstate.plugin", "mypy_lgstate.config", "mypy_lgstate.errorcodes"} <= loaded
+    assert {"mypy_lgstate.plugin", "mypy_lgstate.core.config", "mypy_lgstate.checker.errorcodes"} <= loaded
     deferred = {"checks", "walker", "rules", "sites", "discovery", "allowlist", "report"}
     assert not {f"mypy_lgstate.{name}" for name in deferred} & loaded
 

@@ -23,7 +23,7 @@ from langgraph.graph.message import add_messages
 from langgraph.types import Command, Send, interrupt
 from typing_extensions import TypedDict
 
-from mypy_lgstate.config import ConfigError
+from mypy_lgstate.core.config import ConfigError
 from mypy_lgstate.runtime import CheckedSaver, CheckpointValueError
 
 _WHEN = datetime(2024, 5, 1, 12, 30, tzinfo=timezone.utc)

@@ -24,7 +24,7 @@ import pytest
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from pydantic import BaseModel, ConfigDict
 
-from mypy_lgstate import rules
+from mypy_lgstate.core import rules
 from mypy_lgstate.runtime import Problem, find_problems
 from mypy_lgstate.runtime.values import _RUNTIME_NAMES, _mypy_fullname
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mypy_lgstate import config
+from mypy_lgstate.core import config
 
 
 def find_config_file(start: str | Path | None = None) -> Path | None:

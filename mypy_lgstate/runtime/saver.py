@@ -29,8 +29,8 @@ from langgraph.checkpoint.base import (
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.types import Interrupt, Send
 
-from mypy_lgstate.config import ConfigError, load_config
-from mypy_lgstate.messages import key_part
+from mypy_lgstate.core.config import ConfigError, load_config
+from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.runtime.project import find_config_file
 from mypy_lgstate.runtime.values import CheckpointValueError, Finding, Problem, ValueChecker
 

@@ -16,10 +16,9 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, Final, NamedTuple
 
-from mypy_lgstate import rules
-from mypy_lgstate.config import PROFILES
-from mypy_lgstate import messages
-from mypy_lgstate.messages import allowlist_what_fix, problem_message
+from mypy_lgstate.core import messages, rules
+from mypy_lgstate.core.config import PROFILES
+from mypy_lgstate.core.messages import allowlist_what_fix, problem_message
 
 # The plugin's error codes (``errorcodes.py`` holds them as mypy ``ErrorCode`` objects).
 UNSERIALIZABLE: Final = "lgstate-unserializable"

@@ -49,7 +49,7 @@ from mypy.typeops import bind_self
 from mypy.types import FunctionLike, Instance, Type, get_proper_type
 from mypy.typevars import fill_typevars
 
-from mypy_lgstate import discovery
+from mypy_lgstate.routes import discovery
 
 # Builder methods that add a class to the graph's channels.
 ADDING_METHODS: Final = frozenset({"add_node", "add_conditional_edges", "add_sequence"})

@@ -40,8 +40,8 @@ from mypy.types import (
     get_proper_type,
 )
 
-from mypy_lgstate import rules
-from mypy_lgstate.walker import UserClass, instance_attributes, is_parametrized
+from mypy_lgstate.checker.walker import UserClass, instance_attributes, is_parametrized
+from mypy_lgstate.core import rules
 
 
 def derive_allowlist(schemas: Iterable[Type]) -> frozenset[str]:

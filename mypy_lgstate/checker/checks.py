@@ -31,18 +31,18 @@ from mypy.plugin import FunctionContext, MethodContext
 from mypy.server.trigger import make_trigger, make_wildcard_trigger
 from mypy.types import AnyType, CallableType, Type, TypeOfAny, get_proper_type
 
-from mypy_lgstate import agents, bodies, builders, discovery, drift, functional, sites
-from mypy_lgstate import errorcodes as codes
-from mypy_lgstate.allowlist import derive_allowlist
-from mypy_lgstate.config import LGStateConfig
-from mypy_lgstate import lockfile
-from mypy_lgstate.lockfile import NO_LOCK, Lock
-from mypy_lgstate.messages import key_part
-from mypy_lgstate.report import fail, report
-from mypy_lgstate.walker import Findings, Walker
+from mypy_lgstate.checker import drift, errorcodes as codes
+from mypy_lgstate.checker.allowlist import derive_allowlist
+from mypy_lgstate.checker.report import fail, report
+from mypy_lgstate.checker.walker import Findings, Walker
+from mypy_lgstate.core import lockfile
+from mypy_lgstate.core.config import LGStateConfig
+from mypy_lgstate.core.lockfile import NO_LOCK, Lock
+from mypy_lgstate.core.messages import key_part
+from mypy_lgstate.routes import agents, bodies, builders, discovery, functional, sites
 
 if TYPE_CHECKING:
-    from mypy_lgstate.coverage import CoverageRecorder
+    from mypy_lgstate.cli.coverage import CoverageRecorder
 
 # ``lgstate report`` installs one before its build, to list what the checks saw; in mypy runs it
 # stays None, and the checks pay one comparison per graph, node and write site.

@@ -29,7 +29,7 @@ from mypy.nodes import (
 )
 from mypy.types import CallableType, Instance, Type, get_proper_type
 
-from mypy_lgstate import sites
+from mypy_lgstate.routes import sites
 
 ENTRYPOINT_FINAL: Final = "langgraph.func.entrypoint.final"
 

@@ -35,7 +35,7 @@ from mypy.nodes import (
 from mypy.plugin import ClassDefContext
 from mypy.types import RawExpressionType, UnboundType
 
-from mypy_lgstate import messages
+from mypy_lgstate.core import messages
 
 METADATA_KEY: Final = "mypy_lgstate"
 _BY_NAME_OPTIONS: Final = ("populate_by_name", "validate_by_name")

@@ -8,8 +8,7 @@ from typing import Final
 from mypy.errorcodes import ErrorCode
 
 # The builders that the runtime checker shares live in a module that does not import mypy.
-from mypy_lgstate.messages import allowlist_message as allowlist_message
-from mypy_lgstate.messages import problem_message as problem_message
+from mypy_lgstate.core.messages import allowlist_message as allowlist_message, problem_message as problem_message
 
 _CATEGORY: Final = "LangGraph state"
 

@@ -34,10 +34,12 @@ from mypy.options import Options
 from mypy.plugin import Plugin, ReportConfigContext
 
 import mypy_lgstate
-from mypy_lgstate import checks, config, coverage, lockdiff, lockfile
-from mypy_lgstate.findings import FORMATS, Finding, parse_mypy_json
 from mypy_lgstate import plugin as lgstate_plugin
-from mypy_lgstate.plugin import LIBRARY_DIRS
+from mypy_lgstate.checker import checks
+from mypy_lgstate.cli import coverage, lockdiff
+from mypy_lgstate.cli.findings import FORMATS, Finding, parse_mypy_json
+from mypy_lgstate.core import config, lockfile
+from mypy_lgstate.core.libraries import LIBRARY_DIRS
 
 PLUGIN: Final = "mypy_lgstate.plugin"
 # The command's own cache, inside the project's mypy cache directory (and so under the .gitignore

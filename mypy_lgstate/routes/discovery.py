@@ -28,7 +28,7 @@ from mypy.types import (
     get_proper_type,
 )
 
-from mypy_lgstate import rules
+from mypy_lgstate.core import rules
 
 STATE_GRAPH: Final = "langgraph.graph.state.StateGraph"
 RUNNABLE: Final = "langchain_core.runnables.base.Runnable"

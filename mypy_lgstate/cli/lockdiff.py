@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from mypy_lgstate import drift
-from mypy_lgstate.lockfile import ClassRecord, LockData
+from mypy_lgstate.checker import drift
+from mypy_lgstate.core.lockfile import ClassRecord, LockData
 
 
 class Change(NamedTuple):

@@ -55,9 +55,9 @@ from mypy.types import (
     get_proper_type,
 )
 
-from mypy_lgstate import builders, discovery
-from mypy_lgstate.messages import key_part
-from mypy_lgstate.walker import Findings, model_fields
+from mypy_lgstate.checker.walker import Findings, model_fields
+from mypy_lgstate.core.messages import key_part
+from mypy_lgstate.routes import builders, discovery
 
 COMMAND: Final = "langgraph.types.Command"
 OVERWRITE: Final = "langgraph.types.Overwrite"

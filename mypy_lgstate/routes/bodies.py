@@ -61,8 +61,8 @@ from mypy.nodes import (
 from mypy.subtypes import is_same_type
 from mypy.types import AnyType, CallableType, Instance, NoneType, Type, get_proper_type
 
-from mypy_lgstate import sites
-from mypy_lgstate.messages import key_part
+from mypy_lgstate.core.messages import key_part
+from mypy_lgstate.routes import sites
 
 
 def is_loose(ret: Type) -> bool:

@@ -18,7 +18,7 @@ from mypy.nodes import Expression, ListExpr, TupleExpr, TypeInfo, Var
 from mypy.subtypes import find_member
 from mypy.types import CallableType, Instance, Overloaded, Type, TypeType, get_proper_type
 
-from mypy_lgstate import discovery, sites
+from mypy_lgstate.routes import discovery, sites
 
 AGENT_MIDDLEWARE: Final = "langchain.agents.middleware.types.AgentMiddleware"
 # The hooks create_agent adds as graph nodes (``wrap_*`` hooks wrap calls and write no state).

@@ -16,9 +16,9 @@ from mypy.errorcodes import ErrorCode
 from mypy.nodes import AssignmentStmt, Context, IndexExpr, NameExpr, RefExpr, TypeInfo, Var
 from mypy.plugin import CheckerPluginInterface
 
-from mypy_lgstate import errorcodes as codes
-from mypy_lgstate.allowlist import is_allowed
-from mypy_lgstate.walker import Anchor, Findings, anchored_path
+from mypy_lgstate.checker import errorcodes as codes
+from mypy_lgstate.checker.allowlist import is_allowed
+from mypy_lgstate.checker.walker import Anchor, Findings, anchored_path
 
 
 def report(

@@ -42,9 +42,9 @@ from mypy.types import (
 )
 from mypy.expandtype import expand_type_by_instance
 
-from mypy_lgstate import errorcodes as codes
-from mypy_lgstate import messages, model_facts, rules
-from mypy_lgstate.config import LGStateConfig
+from mypy_lgstate.checker import errorcodes as codes, model_facts
+from mypy_lgstate.core import messages, rules
+from mypy_lgstate.core.config import LGStateConfig
 
 # Where a problem sits: the classes and fields that declare it, outermost first, each with the length
 # of the path from that field on (``.when`` for ``State.items[].when`` anchored at ``Item.when``). The

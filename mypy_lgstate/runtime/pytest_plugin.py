@@ -25,7 +25,7 @@ def lgstate_saver(request: pytest.FixtureRequest) -> CheckedSaver:
     """
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from mypy_lgstate.config import ConfigError
+    from mypy_lgstate.core.config import ConfigError
     from mypy_lgstate.runtime.saver import CheckedSaver
 
     try:

@@ -31,11 +31,11 @@ from mypy.types import (
     get_proper_type,
 )
 
-from mypy_lgstate import errorcodes as codes
-from mypy_lgstate import rules
-from mypy_lgstate.lockfile import ClassRecord, RootRecord
-from mypy_lgstate.report import fail
-from mypy_lgstate.walker import model_fields
+from mypy_lgstate.checker import errorcodes as codes
+from mypy_lgstate.checker.report import fail
+from mypy_lgstate.checker.walker import model_fields
+from mypy_lgstate.core import rules
+from mypy_lgstate.core.lockfile import ClassRecord, RootRecord
 
 # The classes the serializer stores by ``(module, name)`` and rebuilds by importing them again.
 STORED_BY_NAME: Final = frozenset({"pydantic model", "dataclass", "Enum", "NamedTuple"})

@@ -25,8 +25,8 @@ from mypy.nodes import GDEF, LDEF, CallExpr, Expression, MemberExpr, NameExpr, T
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import AnyType, Instance, Type, TypedDictType, TypeOfAny, get_proper_type
 
-from mypy_lgstate import bodies, discovery, sites
-from mypy_lgstate.plugin import LIBRARY_DIRS
+from mypy_lgstate.core.libraries import LIBRARY_DIRS
+from mypy_lgstate.routes import bodies, discovery, sites
 
 # "checked": from its declared return type; "body": from what its body returns (``bodies``).
 NodeStatus = Literal["checked", "body", "unchecked", "opaque"]
