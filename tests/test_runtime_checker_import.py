@@ -1,6 +1,6 @@
 """What the runtime checker and the pytest plugin cost at import time.
 
-pytest imports ``mypy_lgstate.runtime.pytest_plugin`` in every session where the package is installed; a
+pytest imports ``mypy_lgstate.pytest_plugin`` in every session where the package is installed; a
 test module imports ``mypy_lgstate.runtime``. Neither may pull in mypy, nor LangGraph before a
 ``CheckedSaver`` is asked for.
 """
@@ -28,8 +28,8 @@ def test_checked_saver_imports_langgraph_when_used() -> None:
 
 
 def test_the_pytest_plugin_imports_nothing_heavy() -> None:
-    loaded = set(_modules_after("import mypy_lgstate.runtime.pytest_plugin", packages=False))
-    assert "mypy_lgstate.runtime.pytest_plugin" in loaded
+    loaded = set(_modules_after("import mypy_lgstate.pytest_plugin", packages=False))
+    assert "mypy_lgstate.pytest_plugin" in loaded
     assert not {"mypy_lgstate.runtime", "mypy_lgstate.core.config"} & loaded
     assert not {name.split(".")[0] for name in loaded} & {"mypy", "langgraph", "pydantic"}
 
