@@ -34,7 +34,7 @@ from mypy.types import (
 from mypy_lgstate import errorcodes as codes
 from mypy_lgstate import rules
 from mypy_lgstate.lockfile import ClassRecord, RootRecord
-from mypy_lgstate.report import fail
+from mypy_lgstate.report import once
 from mypy_lgstate.walker import model_fields
 
 # The classes the serializer stores by ``(module, name)`` and rebuilds by importing them again.
@@ -383,7 +383,10 @@ def check_root(
         message = codes.drift_message(
             path, info.name, change.kind, change.change, change.old, change.new, where
         )
-        fail(api, message, context if line is None else Context(line=line, column=0), codes.DRIFT)
+        # Once per changed class and field, whichever graph-state root reached it first.
+        identity = (info.fullname, change.field, change.kind, change.change, change.old, change.new)
+        at = context if line is None else Context(line=line, column=0)
+        once(api, identity, message, at, codes.DRIFT, declared=None if line is None else identity)
 
 
 def _line(info: TypeInfo, field: str | None) -> int | None:
