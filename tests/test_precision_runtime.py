@@ -205,6 +205,35 @@ def test_a_pydantic_state_schema_tuple_is_a_tuple_in_nodes_and_a_list_in_the_che
     assert graph.get_state(_config("pydantic-tuple")).values["pair"] == [1, 2]
 
 
+@pytest.mark.parametrize("serde", [None, JsonSerde()], ids=["msgpack", "json"])
+def test_a_node_update_of_another_tuple_type_is_a_tuple_in_nodes_of_a_pydantic_state(serde: Any) -> None:
+    # A node declared -> Paired (tags: tuple[str, str]) writes to a channel declared tuple[str, ...]:
+    # the update is worded as the field is (issue 18), because the next node gets a tuple again.
+    seen: dict[str, object] = {}
+
+    class State(BaseModel):
+        tags: tuple[str, ...] = ()
+
+    def pair(state: State) -> dict[str, object]:
+        return {"tags": ("a", "b")}
+
+    def read(state: State) -> dict[str, object]:
+        seen["tags"] = state.tags
+        return {}
+
+    builder = StateGraph(State)
+    builder.add_node("pair", pair)
+    builder.add_node("read", read)
+    builder.add_edge(START, "pair")
+    builder.add_edge("pair", "read")
+    saver = InMemorySaver() if serde is None else InMemorySaver(serde=serde)
+    graph = builder.compile(checkpointer=saver)
+    graph.invoke({"tags": ()}, _config("pydantic-update-tuple"))
+
+    assert seen == {"tags": ("a", "b")}
+    assert graph.get_state(_config("pydantic-update-tuple")).values["tags"] == ["a", "b"]
+
+
 def test_a_class_var_of_a_pydantic_state_schema_is_a_channel_written_with_instances() -> None:
     class State(BaseModel):
         name: str = ""

@@ -19,8 +19,8 @@ _KEYWORDS: dict[Category, tuple[str, ...]] = {
 class ClassifyUpdate(TypedDict):
     messages: list[AnyMessage]
     category: Category
-    tags: tuple[str, ...]  # MISTAKE: the same tuple, in the update type
-    created_at: datetime  # MISTAKE: the same datetime, in the update type
+    tags: tuple[str, ...]  # the state's own type: its problem is reported once, at TicketState.tags
+    created_at: datetime  # likewise, at TicketState.created_at
 
 
 def classify(state: TicketState) -> ClassifyUpdate:

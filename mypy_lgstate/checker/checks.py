@@ -31,7 +31,7 @@ from mypy.plugin import FunctionContext, MethodContext
 from mypy.server.trigger import make_trigger, make_wildcard_trigger
 from mypy.types import AnyType, CallableType, Type, TypeOfAny, get_proper_type
 
-from mypy_lgstate.checker import drift, errorcodes as codes
+from mypy_lgstate.checker import drift, errorcodes as codes, repeats
 from mypy_lgstate.checker.allowlist import derive_allowlist
 from mypy_lgstate.checker.report import fail, report
 from mypy_lgstate.checker.walker import Findings, Walker
@@ -534,10 +534,21 @@ class Checks:
                             context,
                             codes.UNKNOWN_KEY,
                         )
+            # A field of the channel's own declared type was checked with the schema (``repeats``).
+            restated = repeats.restated_update_fields(ret, f"{node.name}()", self._channel_types(schemas))
             for path, typ in shape.checked:
-                findings = self.walker.check_value(typ, path, channel=True)
-                if unknown:  # LangGraph drops those keys: what they hold never reaches a checkpoint
-                    findings = sites.outside(findings, unknown)
+                if path in restated:
+                    continue
+                findings = repeats.revalidated_tuples(
+                    self.walker,
+                    self.walker.check_value(typ, path, channel=True),
+                    f"{node.name}()",
+                    schemas,
+                    self._channel_types(schemas),
+                )
+                if unknown or restated:
+                    # LangGraph drops the unknown keys: what they hold never reaches a checkpoint.
+                    findings = sites.outside(findings, [*unknown, *restated])
                 self._emit(api, findings, context, at_fields=False, allowed=allowed)
 
     def _read_later(self, body: _Body) -> None:
@@ -652,9 +663,14 @@ class Checks:
             if recorder is not None:
                 recorder.write_site(ctx, root, expr)
             values = sites.update_pairs(expr, root, api) if root == "Command.update" else None
+            declared = self._channel_types(schemas)
             self._check_written(
                 api,
-                list(values or sites.values_of(expr, root, api)),
+                [
+                    value
+                    for value in values or sites.values_of(expr, root, api)
+                    if not repeats.restated_item(value, root, declared)
+                ],
                 root,
                 schemas,
                 allowed,

@@ -32,7 +32,7 @@ from mypy.types import (
 )
 
 from mypy_lgstate.checker import errorcodes as codes
-from mypy_lgstate.checker.report import fail
+from mypy_lgstate.checker.report import once
 from mypy_lgstate.checker.walker import model_fields
 from mypy_lgstate.core import rules
 from mypy_lgstate.core.lockfile import ClassRecord, RootRecord
@@ -383,7 +383,10 @@ def check_root(
         message = codes.drift_message(
             path, info.name, change.kind, change.change, change.old, change.new, where
         )
-        fail(api, message, context if line is None else Context(line=line, column=0), codes.DRIFT)
+        # Once per changed class and field, whichever graph-state root reached it first.
+        identity = (info.fullname, change.field, change.kind, change.change, change.old, change.new)
+        at = context if line is None else Context(line=line, column=0)
+        once(api, identity, message, at, codes.DRIFT, declared=None if line is None else identity)
 
 
 def _line(info: TypeInfo, field: str | None) -> int | None:

@@ -2,23 +2,45 @@
 
 A problem inside a class defined in the file being checked is reported on the line of the field that
 declares it (the innermost such field); anything else is reported at the call that made the value
-graph state, naming the declaring class and its file. mypy only reports into the file it is checking,
-and it drops an error repeated with the same message on the same line, so a class used by several
-graphs is reported once per location.
+graph state, naming the declaring class and its file. mypy only reports into the file it is checking.
+
+Each problem is reported once per file (``once``): a problem is identified by where it is declared
+(the innermost field and the path from there, ``walker.Problem.identity``), not by the route that
+reached it, so a class of another file used by several calls of this file is reported at the first of
+them only. Under ``lgstate check`` each such message also carries the problem's identity
+(``tagging``), which the command reads to report each problem once for the whole run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+from collections.abc import Hashable, Iterable
 
 from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
-from mypy.nodes import AssignmentStmt, Context, IndexExpr, NameExpr, RefExpr, TypeInfo, Var
+from mypy.nodes import (
+    AssignmentStmt,
+    Context,
+    IndexExpr,
+    MypyFile,
+    NameExpr,
+    RefExpr,
+    TypeInfo,
+    Var,
+)
 from mypy.plugin import CheckerPluginInterface
 
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.allowlist import is_allowed
-from mypy_lgstate.checker.walker import Anchor, Findings, anchored_path
+from mypy_lgstate.checker.walker import Anchor, Findings
+from mypy_lgstate.core.messages import TAG_END, TAG_START
+
+# Set by the ``lgstate`` command for its builds: each message of a problem that may be reached from
+# several files ends with its identity, which the command strips (``findings.parse_mypy_json``).
+tagging: bool = False
+# Where each file reported each problem: the file's tree (a daemon run re-parses an edited file), and
+# by identity, the line and message it was reported with.
+_reported: dict[str, tuple[MypyFile, dict[Hashable, tuple[int, str]]]] = {}
 
 
 def report(
@@ -40,28 +62,85 @@ def report(
     if isinstance(call, TypeInfo):
         call = call.defn  # a TypedDict's TypeInfo has no line of its own
     for problem in findings.problems:
-        context, path, where = (
-            _locate(api, problem.path, problem.anchors, call)
-            if at_fields
-            else (call, problem.path, None)
-        )
+        if not at_fields:
+            message = codes.problem_message(
+                problem.path, problem.type_name, problem.what, problem.fix, None
+            )
+            fail(api, message, call, problem.code)
+            continue
+        context, path, where, site = _locate(api, problem.path, problem.anchors, call)
         message = codes.problem_message(path, problem.type_name, problem.what, problem.fix, where)
-        fail(api, message, context, problem.code)
+        declared = None if site is None else problem.identity(site)
+        once(api, problem.identity(), message, context, problem.code, declared=declared)
     if allowed is None:
         return
     configured = tuple(configured)
     for user_class in findings.user_classes:
         if is_allowed(user_class, allowed, configured):
             continue
-        context, path, where = (
-            _locate(api, user_class.path, user_class.anchors, call)
-            if at_fields
-            else (call, user_class.path, None)
-        )
+        if not at_fields:
+            message = codes.allowlist_message(
+                user_class.path, user_class.type_name, user_class.kind, user_class.fullname, None
+            )
+            fail(api, message, call, codes.ALLOWLIST)
+            continue
+        context, path, where, site = _locate(api, user_class.path, user_class.anchors, call)
         message = codes.allowlist_message(
             path, user_class.type_name, user_class.kind, user_class.fullname, where
         )
-        fail(api, message, context, codes.ALLOWLIST)
+        declared = None if site is None else user_class.identity(site)
+        once(api, user_class.identity(), message, context, codes.ALLOWLIST, declared=declared)
+
+
+def once(
+    api: TypeChecker,
+    identity: Hashable,
+    message: str,
+    context: Context,
+    code: ErrorCode,
+    *,
+    declared: Hashable | None,
+) -> None:
+    """Report the problem ``identity`` unless this file already reports it (at another call that
+    made the same class graph state). ``declared``: the message is on the problem's own line (its
+    field in this file), the best place ``lgstate check`` can show it, and this is the identity of
+    the field there, which subclasses of its class share (a TypedDict base's key).
+
+    The tag keeps ``identity``, which other files can compute too: they cannot see which TypedDict
+    base declares a key (mypy keeps no trace of it outside the base's own syntax tree).
+
+    The earlier report counts only while mypy still holds it (or a ``# type: ignore`` took it): the
+    daemon drops the errors of a function it checks again, and then the next call reports it.
+    """
+    key = (code.code, identity if declared is None else declared)
+    errors = api.msg.errors
+    file = errors.file
+    tree, seen = _reported.get(file, (None, {}))
+    if tree is not api.tree:
+        seen = {}
+        _reported[file] = (api.tree, seen)
+    earlier = seen.get(key)
+    if earlier is not None and _still_reported(api, file, *earlier, code):
+        return
+    if tagging:
+        place = "call" if declared is None else "home"
+        message += f"{TAG_START}{_digest((code.code, identity))} {place}{TAG_END}"
+    seen[key] = (context.line, message)
+    fail(api, message, context, code)
+
+
+def _still_reported(api: TypeChecker, file: str, line: int, message: str, code: ErrorCode) -> bool:
+    errors = api.msg.errors
+    if any(
+        info.line == line and info.message == message for info in errors.error_info_map.get(file, ())
+    ):
+        return True
+    return code.code in errors.used_ignored_lines.get(file, {}).get(line, ())
+
+
+def _digest(identity: Hashable) -> str:
+    """A problem's identity as text, the same in every process (``hash()`` is salted per process)."""
+    return hashlib.sha256(repr(identity).encode()).hexdigest()[:16]
 
 
 def fail(api: TypeChecker, message: str, context: Context, code: ErrorCode) -> None:
@@ -87,28 +166,32 @@ def fail(api: TypeChecker, message: str, context: Context, code: ErrorCode) -> N
 
 def _locate(
     api: TypeChecker, path: str, anchors: tuple[Anchor, ...], call: Context
-) -> tuple[Context, str, str | None]:
-    """Where to report a problem at ``path``, the path to show, and the class to name.
+) -> tuple[Context, str, str | None, tuple[str, str] | None]:
+    """Where to report a problem at ``path``, the path to show, the class to name, and, on a field's
+    line, the field's declaring class and the path from it (where the problem is declared).
 
     On the line of the innermost field of ``anchors`` declared in this file, under the path from
-    that field's class: the same message whichever graph or route reached it, so mypy shows it once.
+    the class that declares that field: the same message whichever graph, subclass or route reached
+    it.
     Otherwise at ``call``, under the whole path, naming the class that declares the outermost field.
 
     Only this module's syntax tree is read: other modules' class bodies are freed after they are
     checked and never loaded from the cache, so reading them would differ between cold and warm runs.
     """
     module = api.tree.fullname
-    for anchor in reversed(anchors):
-        line, _ = _field_home(anchor[0], anchor[1], module)
+    for info, field, length in reversed(anchors):
+        line, home = _field_home(info, field, module)
         if line is not None:
-            return Context(line=line, column=0), anchored_path(path, anchor), None
+            # Named after the class that declares the field (a TypedDict base), as models are.
+            rest = path[len(path) - length:]
+            return Context(line=line, column=0), home.name + rest, None, (home.fullname, rest)
     if not anchors:
-        return call, path, None
+        return call, path, None, None
     _, home = _field_home(anchors[0][0], anchors[0][1], module)
     source = api.modules.get(home.module_name)
     if source is None:
-        return call, path, home.fullname
-    return call, path, f"{home.fullname} in {api.msg.errors.simplify_path(source.path)}"
+        return call, path, home.fullname, None
+    return call, path, f"{home.fullname} in {api.msg.errors.simplify_path(source.path)}", None
 
 
 def _field_home(info: TypeInfo, field: str, module: str) -> tuple[int | None, TypeInfo]:

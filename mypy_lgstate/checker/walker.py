@@ -69,14 +69,30 @@ class Problem(NamedTuple):
     anchors: tuple[Anchor, ...] = ()
     # msgpack: worded apart when it is a channel's whole value (``bytearray``).
     whole_channel_differs: bool = False
+    # The innermost recursive type alias the problem lies in, with the length of the path from it:
+    # mutually recursive aliases reach the same member by several paths within one field.
+    alias: tuple[str, int] | None = None
 
     def under(self, prefix: str, field: Field | None = None) -> Problem:
         path, anchors = _placed(self.path, self.anchors, prefix, field)
         return self._replace(path=path, anchors=anchors)
 
-    def identity(self) -> object:
-        """The same problem reached by another path has the same identity: it is reported once."""
-        return (self.code, self.type_name, self.what, _site(self.path, self.anchors))
+    def identity(self, site: object = None) -> tuple[object, ...]:
+        """The same problem reached by another path has the same identity: it is reported once.
+        ``site``: where it is declared, when the caller knows better than the anchors (the base
+        class that declares a TypedDict key)."""
+        where = _site(self.path, self.anchors) if site is None else site
+        if self.alias is not None and (not self.anchors or self.alias[1] < self.anchors[-1][2]):
+            # Inside a recursive alias below the innermost field: the alias declares it.
+            name, length = self.alias
+            field = (self.anchors[-1][0].fullname, self.anchors[-1][1]) if self.anchors else None
+            where = (field, name, self.path[len(self.path) - length:])
+        if self.anchors:
+            # A declared field: its type is the same wherever it is reached, but for the arguments
+            # of a generic class, which a class nesting itself grows at every level (``Node[T]``
+            # holding ``Node[list[T]]``): one problem per declaration, named by the first reached.
+            return (self.code.code, self.what, self.fix, where)
+        return (self.code.code, self.type_name, self.what, where)
 
 
 class UserClass(NamedTuple):
@@ -92,8 +108,9 @@ class UserClass(NamedTuple):
         path, anchors = _placed(self.path, self.anchors, prefix, field)
         return self._replace(path=path, anchors=anchors)
 
-    def identity(self) -> object:
-        return (self.fullname, self.kind, _site(self.path, self.anchors))
+    def identity(self, site: object = None) -> tuple[object, ...]:
+        where = _site(self.path, self.anchors) if site is None else site
+        return (self.fullname, self.kind, where)
 
 
 # A field of a class: (the class, the field's name).
@@ -115,12 +132,6 @@ def _site(path: str, anchors: tuple[Anchor, ...]) -> object:
         return path
     info, _, length = anchors[-1]
     return info.fullname, path[len(path) - length:]
-
-
-def anchored_path(path: str, anchor: Anchor) -> str:
-    """``path`` as seen from the class of ``anchor``: ``Item.when`` for ``State.items[].when``."""
-    info, _, length = anchor
-    return info.name + path[len(path) - length:]
 
 
 class Findings(NamedTuple):
@@ -209,6 +220,17 @@ def channel_values(found: Findings, root: str, *, fields: bool) -> Findings:
     return found._replace(
         problems=tuple(
             p._replace(what=whole, fix=fix) if p.whole_channel_differs and at_top(p) else p
+            for p in found.problems
+        )
+    )
+
+
+def _in_alias(found: Findings, alias: str) -> Findings:
+    """``found``, the findings of recursive alias ``alias``, marked as declared by it (unless a
+    recursive alias inside it already declares them)."""
+    return found._replace(
+        problems=tuple(
+            p if p.alias is not None else p._replace(alias=(alias, len(p.path)))
             for p in found.problems
         )
     )
@@ -364,6 +386,17 @@ class Walker:
         )
         return _merge([found._replace(problems=problems), Findings(class_var_problems)])
 
+    def revalidated(self, found: Findings, paths: Sequence[str]) -> Findings:
+        """``found``, with a tuple written as the whole value at one of ``paths`` worded as a
+        pydantic state schema's tuple field is (``_pydantic_state``)."""
+        what = _REVALIDATED.format(serializer=self.serializer)
+        return found._replace(
+            problems=tuple(
+                p._replace(what=what) if p.path in paths and p.fix == _TUPLE_AS_LIST.fix else p
+                for p in found.problems
+            )
+        )
+
     def check_value(self, typ: Type, path: str, *, channel: bool = False) -> Findings:
         """A value written at a write site (a node update, ``Send``, ``interrupt``, ...);
         ``channel``: the whole value of a channel."""
@@ -458,6 +491,8 @@ class Walker:
                 self._close(key)
             if typ.alias is not None and typ.alias.fullname == _MESSAGE_LIKE:
                 found = _message_like(found)
+            if typ.is_recursive and typ.alias is not None and found.problems:
+                found = _in_alias(found, typ.alias.fullname)
             return found
         return self._walk_proper(get_proper_type(typ), in_model_value)
 

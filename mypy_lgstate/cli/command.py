@@ -35,9 +35,9 @@ from mypy.plugin import Plugin, ReportConfigContext
 
 import mypy_lgstate
 from mypy_lgstate import plugin as lgstate_plugin
-from mypy_lgstate.checker import checks
+from mypy_lgstate.checker import checks, report as reporting
 from mypy_lgstate.cli import coverage, lockdiff
-from mypy_lgstate.cli.findings import FORMATS, Finding, parse_mypy_json
+from mypy_lgstate.cli.findings import FORMATS, Finding, once_per_problem, parse_mypy_json
 from mypy_lgstate.core import config, lockfile
 from mypy_lgstate.core.libraries import LIBRARY_DIRS
 
@@ -286,7 +286,7 @@ REQUIRED_LIBRARIES: Final = {
 
 
 class Outcome(NamedTuple):
-    findings: list[Finding]
+    findings: list[Finding]  # one per problem, with the other places it is reported from
     checked: int  # source files given to mypy
     config_file: str | None  # the configuration file the plugin's options come from, if any
     config: config.LGStateConfig  # those options (without --profile)
@@ -349,7 +349,7 @@ def run_mypy(
         sym = lookup_fully_qualified(fullname, result.files)
         return sym is not None and isinstance(sym.node, (TypeInfo, TypeAlias))
 
-    return Outcome(findings, len(sources), config_file, options_config, importable)
+    return Outcome(once_per_problem(findings), len(sources), config_file, options_config, importable)
 
 
 def _lgstate_config(explicit: str | None) -> tuple[str | None, config.LGStateConfig]:
@@ -474,14 +474,17 @@ def _installed(
     lock_roots: lockfile.LockData | None,
     lock_optional: bool,
 ) -> Iterator[None]:
-    """The profile override, the recorder and the lock's snapshots, for one build."""
+    """The profile override, the recorder and the lock's snapshots, for one build; and the tags
+    that tell which findings of several files are one problem (the command's cache holds them)."""
     config.profile_override, checks.recorder, lockfile.collected = profile, recorder, lock_roots
     lockfile.optional = lock_optional
+    reporting.tagging = True
     try:
         yield
     finally:
         config.profile_override, checks.recorder, lockfile.collected = None, None, None
         lockfile.optional = False
+        reporting.tagging = False
 
 
 @contextmanager

@@ -1,5 +1,11 @@
 """The findings of ``lgstate check`` and the formats it prints them in: text, json, github, sarif,
-gitlab."""
+gitlab.
+
+Each problem is one finding for the whole run (``once_per_problem``): mypy reports a class used by
+graphs in several files once in each of them, and the plugin tags those messages with the problem's
+identity under the command (``report.tagging``). The finding is shown at its best location, the
+field's own line when its file is checked, else the first call in file order, and lists the others.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,8 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
+
+from mypy_lgstate.core.messages import TAG_END, TAG_START
 
 from mypy.errorcodes import error_codes
 
@@ -18,6 +26,12 @@ DOCS_URL: Final = PROJECT_URL + "/blob/main/docs/errors/{code}.md"
 SARIF_SCHEMA: Final = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
+class Location(NamedTuple):
+    file: str
+    line: int
+    column: int
+
+
 class Finding(NamedTuple):
     file: str
     line: int
@@ -25,6 +39,31 @@ class Finding(NamedTuple):
     code: str
     message: str
     severity: str  # "error": the plugin reports nothing else
+    # The other places the same problem is reported from (other files' calls).
+    related: tuple[Location, ...] = ()
+    # The problem's identity, when it may be reported from several files; and whether this is its
+    # own line (the field's), rather than a call that reached it.
+    problem: str | None = None
+    home: bool = False
+
+    def shown(self) -> dict[str, Any]:
+        """The finding as ``--format json`` prints it."""
+        return {
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "code": self.code,
+            "message": self.message,
+            "severity": self.severity,
+            "related": [location._asdict() for location in self.related],
+        }
+
+    def text(self) -> str:
+        """The message, with the other locations when there are some (text and github)."""
+        if not self.related:
+            return self.message
+        others = ", ".join(f"{location.file}:{location.line}" for location in self.related)
+        return f"{self.message} (also reached from {others})"
 
 
 def parse_mypy_json(line: str) -> Finding | None:
@@ -36,18 +75,55 @@ def parse_mypy_json(line: str) -> Finding | None:
     code = error.get("code") if isinstance(error, dict) else None
     if not isinstance(code, str) or not code.startswith(CODE_PREFIX):
         return None
+    message, problem, home = _untagged(error["message"])
     return Finding(
         file=error["file"],
         line=error["line"],
         column=max(error["column"], 0) + 1,
         code=code,
-        message=error["message"],
+        message=message,
         severity=error["severity"],
+        problem=problem,
+        home=home,
     )
 
 
+def _untagged(message: str) -> tuple[str, str | None, bool]:
+    """The message without the problem's tag, the problem's identity, and whether it is at home."""
+    start = message.rfind(TAG_START)
+    if start < 0 or not message.endswith(TAG_END):
+        return message, None, False
+    identity, _, place = message[start + len(TAG_START):-len(TAG_END)].partition(" ")
+    return message[:start], identity, place == "home"
+
+
+def once_per_problem(findings: Sequence[Finding]) -> list[Finding]:
+    """One finding per problem: the same problem reported from several files is shown once, at its
+    own line when one file reports it there, else at the first call in file order, with the other
+    locations as ``related``. The findings stay in mypy's order otherwise."""
+    by_problem: dict[tuple[str, str], list[Finding]] = {}
+    for finding in findings:
+        if finding.problem is not None:
+            by_problem.setdefault((finding.code, finding.problem), []).append(finding)
+    shown: list[Finding] = []
+    done: set[tuple[str, str]] = set()
+    for finding in findings:
+        if finding.problem is None:
+            shown.append(finding)
+            continue
+        key = (finding.code, finding.problem)
+        if key in done:
+            continue
+        done.add(key)
+        places = sorted(by_problem[key], key=lambda f: (not f.home, f.file, f.line, f.column))
+        best, others = places[0], places[1:]
+        related = tuple(dict.fromkeys(Location(f.file, f.line, f.column) for f in others))
+        shown.append(best._replace(related=related))
+    return shown
+
+
 def as_text(findings: Sequence[Finding], checked: int) -> str:
-    lines = [f"{f.file}:{f.line}: {f.severity}: {f.message}  [{f.code}]" for f in findings]
+    lines = [f"{f.file}:{f.line}: {f.severity}: {f.text()}  [{f.code}]" for f in findings]
     sources = _plural(checked, "source file")
     if findings:
         files = len({f.file for f in findings})
@@ -61,14 +137,14 @@ def as_text(findings: Sequence[Finding], checked: int) -> str:
 
 
 def as_json(findings: Sequence[Finding], checked: int) -> str:
-    return json.dumps([f._asdict() for f in findings], indent=2)
+    return json.dumps([f.shown() for f in findings], indent=2)
 
 
 def as_github(findings: Sequence[Finding], checked: int) -> str:
     """GitHub Actions workflow commands: each finding becomes an annotation on its line."""
     return "\n".join(
         f"::error file={_property(f.file)},line={f.line},col={f.column},"
-        f"title={_property(f.code)}::{_data(f.message)}"
+        f"title={_property(f.code)}::{_data(f.text())}"
         for f in findings
     )
 
@@ -79,26 +155,7 @@ def as_sarif(findings: Sequence[Finding], checked: int) -> str:
     codes = sorted(name for name in error_codes if name.startswith(CODE_PREFIX))
     index = {code: i for i, code in enumerate(codes)}
     rules = [_sarif_rule(code) for code in codes]
-    results = [
-        {
-            "ruleId": f.code,
-            "ruleIndex": index[f.code],
-            "level": "error",
-            "message": {"text": f.message},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": {
-                            "uri": f.file.replace("\\", "/"),
-                            "uriBaseId": "%SRCROOT%",
-                        },
-                        "region": {"startLine": f.line, "startColumn": f.column},
-                    }
-                }
-            ],
-        }
-        for f in findings
-    ]
+    results = [_sarif_result(f, index[f.code]) for f in findings]
     driver = {
         "name": "lgstate",
         "version": mypy_lgstate.__version__,
@@ -116,7 +173,8 @@ def as_sarif(findings: Sequence[Finding], checked: int) -> str:
 def as_gitlab(findings: Sequence[Finding], checked: int) -> str:
     """A GitLab code quality report (``artifacts: reports: codequality``): GitLab shows each finding
     in the merge request. The fingerprint leaves the line out, so that a finding keeps its identity
-    when code above it moves; the same finding twice in a file is told apart by a counter."""
+    when code above it moves (and the locations it is also reached from); the same finding twice in
+    a file is told apart by a counter."""
     seen: dict[str, int] = {}
     issues = []
     for f in findings:
@@ -125,7 +183,7 @@ def as_gitlab(findings: Sequence[Finding], checked: int) -> str:
         fingerprint = hashlib.sha256(f"{identity}\0{seen[identity]}".encode()).hexdigest()
         issues.append(
             {
-                "description": f.message,
+                "description": f.text(),
                 "check_name": f.code,
                 "fingerprint": fingerprint,
                 "severity": "major",
@@ -133,6 +191,31 @@ def as_gitlab(findings: Sequence[Finding], checked: int) -> str:
             }
         )
     return json.dumps(issues, indent=2)
+
+
+def _sarif_result(f: Finding, rule_index: int) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": f.code,
+        "ruleIndex": rule_index,
+        "level": "error",
+        "message": {"text": f.message},
+        "locations": [_sarif_location(f)],
+    }
+    if f.related:  # the same problem, reached from other files' calls
+        result["relatedLocations"] = [
+            {"id": i, **_sarif_location(location), "message": {"text": "also reached from here"}}
+            for i, location in enumerate(f.related, start=1)
+        ]
+    return result
+
+
+def _sarif_location(at: Finding | Location) -> dict[str, Any]:
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": at.file.replace("\\", "/"), "uriBaseId": "%SRCROOT%"},
+            "region": {"startLine": at.line, "startColumn": at.column},
+        }
+    }
 
 
 def _sarif_rule(code: str) -> dict[str, Any]:

@@ -21,6 +21,12 @@ def key_part(key: str) -> str:
     return f"[{json.dumps(key, ensure_ascii=False)}]"
 
 
+# The tag that ends a message under the ``lgstate`` command: the identity of a problem that several
+# files may report (``report.once``), read and removed by ``findings.parse_mypy_json``.
+TAG_START: Final = "  {lgstate-problem "
+TAG_END: Final = "}"
+
+
 def problem_message(path: str, type_name: str, what: str, fix: str, where: str | None) -> str:
     """``where`` names the declaring class and file when the problem is reported away from it."""
     located = f"{path} ({where})" if where else path
