@@ -61,8 +61,14 @@ GRAPH_INPUTS: Final = {
     "astream": {"input": "astream.input"},
     "batch": {"inputs": "batch.inputs"},
     "abatch": {"inputs": "abatch.inputs"},
+    "stream_events": {"input": "stream_events.input"},
+    "astream_events": {"input": "astream_events.input"},
+    "batch_as_completed": {"inputs": "batch_as_completed.inputs"},
+    "abatch_as_completed": {"inputs": "abatch_as_completed.inputs"},
     "update_state": {"values": "update_state.values"},
     "aupdate_state": {"values": "aupdate_state.values"},
+    "bulk_update_state": {"supersteps": "bulk_update_state.supersteps"},
+    "abulk_update_state": {"supersteps": "abulk_update_state.supersteps"},
 }
 
 
@@ -648,18 +654,19 @@ class Checks:
         where it became graph state, and is not reported again at every call that passes it."""
         api = ctx.api
         assert isinstance(api, TypeChecker)
-        for expr, root in sites.call_values(ctx, params):
+        for argument, site in sites.call_values(ctx, params):
             if recorder is not None:
-                recorder.write_site(ctx, root, expr)
-            values = sites.update_pairs(expr, root, api) if root == "Command.update" else None
-            self._check_written(
-                api,
-                list(values or sites.values_of(expr, root, api)),
-                root,
-                schemas,
-                allowed,
-                updates=root in sites.CHANNEL_ROOTS,
-            )
+                recorder.write_site(ctx, site, argument)
+            for expr, root in sites.bulk_updates(argument, site):
+                values = sites.update_pairs(expr, root, api) if root == "Command.update" else None
+                self._check_written(
+                    api,
+                    list(values or sites.values_of(expr, root, api)),
+                    root,
+                    schemas,
+                    allowed,
+                    updates=site in sites.CHANNEL_ROOTS,
+                )
 
     def _check_written(
         self,
