@@ -8,13 +8,26 @@ the checkpoint an ``InMemorySaver`` keeps, and the classes it reads become chann
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
 from typing import Any
 
 import pytest
+from langchain.agents import create_agent
+from langchain.agents.middleware import AgentMiddleware, AgentState
+from langchain.agents.structured_output import ToolStrategy
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
+from langgraph.runtime import Runtime
 from langgraph.types import StateUpdate
-from typing_extensions import TypedDict
+from pydantic import BaseModel
+from typing_extensions import NotRequired, TypedDict
 
 
 def _config(thread: str) -> Any:
@@ -90,3 +103,150 @@ def test_bulk_update_state_checkpoints_each_updates_values() -> None:
 
     asyncio.run(run_async())
     assert _saved_channels(graph, "bulk")["extra"] == {1}
+
+
+# LangChain agents: middleware lists built in code ----------------------------------------------
+
+
+class AState(AgentState):
+    a_note: NotRequired[str]
+
+
+class BState(AgentState):
+    b_note: NotRequired[str]
+
+
+class CState(AgentState):
+    c_note: NotRequired[str]
+
+
+class DState(AgentState):
+    d_note: NotRequired[str]
+
+
+class A(AgentMiddleware):
+    state_schema = AState
+
+
+class B(AgentMiddleware):
+    state_schema = BState
+
+    def before_model(self, state: AgentState, runtime: Runtime[None]) -> dict[str, Any] | None:  # type: ignore[override]
+        return {"b_note": "from B", "typo": "dropped"}
+
+
+class C(AgentMiddleware):
+    state_schema = CState
+
+
+class D(AgentMiddleware):
+    state_schema = DState
+
+    def after_model(self, state: AgentState, runtime: Runtime[None]) -> dict[str, Any] | None:  # type: ignore[override]
+        return {"d_note": "from D"}
+
+
+def _base_middleware() -> list[AgentMiddleware[Any, Any]]:
+    found: list[AgentMiddleware[Any, Any]] = [A()]
+    found.append(B())
+    return found
+
+
+def _chat_model(*responses: AIMessage) -> Any:
+    return FakeMessagesListChatModel(responses=list(responses))
+
+
+def test_middleware_list_built_in_code_gives_every_schema_and_hook() -> None:
+    """The shapes of test_discovery_routes.yml's middleware_list_built_in_code: a helper's list,
+    ``extend``, ``[*base, X()]`` and ``base + [X()]`` all reach create_agent, whose graph gets each
+    middleware's state schema as channels and each hook as a node."""
+    middleware = _base_middleware()
+    middleware.extend([C()])
+    agent = create_agent(
+        _chat_model(AIMessage(content="hello")),
+        middleware=[*middleware, D()],
+        checkpointer=InMemorySaver(),
+    )
+    assert {"a_note", "b_note", "c_note", "d_note"} <= set(agent.builder.channels)
+    assert "typo" not in agent.builder.channels
+    assert {"B.before_model", "D.after_model"} <= set(agent.builder.nodes)
+    agent.invoke({"messages": [HumanMessage("hi")]}, _config("middleware"))
+    saved = _saved_channels(agent, "middleware")
+    assert saved["b_note"] == "from B" and saved["d_note"] == "from D"
+    assert "typo" not in saved  # dropped silently: lgstate-unknown-key
+
+    base: list[AgentMiddleware[Any, Any]] = [C()]
+    other = create_agent(_chat_model(AIMessage(content="x")), middleware=base + [D()])
+    assert {"c_note", "d_note"} <= set(other.builder.channels)
+
+
+# LangChain agents: structured responses --------------------------------------------------------
+
+
+class Answer(BaseModel):
+    text: str
+
+
+class _ToolCallingFake(FakeMessagesListChatModel):
+    """A fake chat model that accepts the structured-output tool (ToolStrategy binds it)."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self
+
+
+def _structured_agent(response_format: Any, name: str) -> Any:
+    call = {"name": name, "args": {"text": "hi"}, "id": "call-1"}
+    model = _ToolCallingFake(responses=[AIMessage(content="", tool_calls=[call])])
+    return create_agent(model, response_format=response_format, checkpointer=InMemorySaver())
+
+
+def test_structured_response_is_checkpointed_and_a_local_model_comes_back_as_a_dict() -> None:
+    agent = _structured_agent(ToolStrategy(Answer), "Answer")
+    agent.invoke({"messages": [HumanMessage("q")]}, _config("top"))
+    saved = agent.get_state(_config("top")).values["structured_response"]
+    assert saved == Answer(text="hi")
+    with pytest.raises(TypeError):
+        json.dumps(saved)  # the json profile: the checkpoint cannot be written
+
+    class Local(BaseModel):
+        text: str
+
+    local = _structured_agent(Local, "Local")
+    local.invoke({"messages": [HumanMessage("q")]}, _config("local"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert local.get_state(_config("local")).values["structured_response"] == {"text": "hi"}
+
+
+STRICT_AGENT = textwrap.dedent(
+    """
+    from typing import Any
+    from pydantic import BaseModel
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+    from langchain_core.messages import AIMessage, HumanMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    class Answer(BaseModel):
+        text: str
+
+    class Fake(FakeMessagesListChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+    call = {"name": "Answer", "args": {"text": "hi"}, "id": "call-1"}
+    model = Fake(responses=[AIMessage(content="", tool_calls=[call])])
+    agent = create_agent(model, response_format=Answer, checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "strict"}}
+    agent.invoke({"messages": [HumanMessage("q")]}, config)
+    print(repr(agent.get_state(config).values["structured_response"]))
+    """
+)
+
+
+def test_strict_msgpack_never_derives_the_response_model() -> None:
+    env = {**os.environ, "LANGGRAPH_STRICT_MSGPACK": "true", "PYTHONWARNINGS": "ignore"}
+    shown = subprocess.run(
+        [sys.executable, "-c", STRICT_AGENT], env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert shown == "{'text': 'hi'}"

@@ -256,7 +256,10 @@ class Checks:
         states: list[TypeInfo] = [base] if base is not None else []
         channel_classes = [*states, *defaults]
         nodes: list[sites.Node] = []
-        for middleware in agents.middleware_of(bound.get("middleware"), ctx.api):
+        given_middleware, unresolved = agents.middleware_of(
+            bound.get("middleware"), ctx.api, _scope(ctx.api), ctx.context.line
+        )
+        for middleware in given_middleware:
             schema = agents.declared_state_schema(middleware)
             if schema is not None:
                 states.append(schema)
@@ -266,7 +269,10 @@ class Checks:
                 channel_classes.append(schema)
             nodes.extend(agents.hook_nodes(middleware))
         classes = tuple(dict.fromkeys(channel_classes))
+        if recorder is not None:
+            recorder.agent(ctx, classes, unresolved)
         self._check_state(ctx, dict.fromkeys(states), allowlist_from=classes)
+        self._check_structured_response(ctx, bound, classes)
         if nodes:
             channels = self._graph_channels(classes)
             self._record_reads(ctx.api, Findings(touched=_class_names(classes)))
@@ -275,6 +281,23 @@ class Checks:
                 ctx.api, ctx.context, nodes, channels, self._allowlist(classes), record, classes
             )
         return ctx.default_return_type
+
+    def _check_structured_response(
+        self,
+        ctx: FunctionContext,
+        bound: discovery.BoundArguments,
+        classes: tuple[TypeInfo, ...],
+    ) -> None:
+        """``response_format=Model`` (or ``ToolStrategy(Model)``): the agent checkpoints the parsed
+        response in its ``structured_response`` channel. That channel is declared with a type
+        variable, so ``compile()`` never derives ``Model`` for the strict allowlist."""
+        if "response_format" not in bound:
+            return
+        response = agents.structured_response(ctx.default_return_type)
+        if response is not None:
+            assert isinstance(ctx.api, TypeChecker)
+            findings = self.walker.check_value(response, agents.STRUCTURED_RESPONSE, channel=True)
+            self._emit(ctx.api, findings, ctx.context, at_fields=False, allowed=self._allowlist(classes))
 
     def create_react_agent(self, ctx: FunctionContext) -> Type:
         given = discovery.bound_arguments(ctx).get("state_schema")

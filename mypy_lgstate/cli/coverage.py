@@ -68,6 +68,8 @@ class GraphCoverage:
         self.schemas = schemas
         self.channels = channels
         self.nodes: dict[tuple[Location, str], NodeCoverage] = {}
+        # Why part of the graph is not known (a middleware list built in another module).
+        self.unresolved: list[str] = []
 
     @property
     def state(self) -> str | None:
@@ -109,6 +111,22 @@ class CoverageRecorder:
             self.graphs[location] = _new_graph(
                 api, location, ctx.default_return_type, checkpointed
             )
+
+    def agent(
+        self, ctx: FunctionContext, classes: Sequence[TypeInfo], unresolved: Sequence[str]
+    ) -> None:
+        """A ``create_agent(...)`` call: it declares the agent's graph, with its middleware's
+        schemas, whether or not a middleware adds hook nodes."""
+        api = _checker(ctx)
+        location = _location(api, ctx.context.line)
+        graph = self.graphs.get(location)
+        if graph is None:
+            graph = self.graphs[location] = _new_graph(
+                api, location, ctx.default_return_type, classes, classes
+            )
+        for reason in unresolved:
+            if reason not in graph.unresolved:
+                graph.unresolved.append(reason)
 
     def node(
         self,
@@ -347,6 +365,7 @@ def _as_data(recorder: CoverageRecorder, findings: int) -> dict[str, Any]:
                     }
                     for node in _sorted_nodes(graph)
                 ],
+                "unresolved": list(graph.unresolved),
                 "nodes_checked": graph.checked(),
                 "nodes_total": len(graph.nodes),
             }
@@ -373,6 +392,7 @@ def as_text(recorder: CoverageRecorder, findings: int) -> str:
             lines.append(
                 f"  {node.status:<9} node {node.name} ({_at(node.location)}){reason}"
             )
+        lines.extend(f"  unresolved: {reason}" for reason in graph.unresolved)
         lines.append(f"  nodes checked {graph.checked()}/{len(graph.nodes)}")
         lines.append("")
     write_sites = recorder.sorted_write_sites()
@@ -403,6 +423,8 @@ def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
                 for node in _sorted_nodes(graph)
             ]
             lines.append("")
+        if graph.unresolved:
+            lines += [*(f"- Unresolved: {reason}" for reason in graph.unresolved), ""]
         lines += [f"Nodes checked {graph.checked()}/{len(graph.nodes)}", ""]
     write_sites = recorder.sorted_write_sites()
     if write_sites:
