@@ -250,3 +250,74 @@ def test_strict_msgpack_never_derives_the_response_model() -> None:
         [sys.executable, "-c", STRICT_AGENT], env=env, capture_output=True, text=True, check=True
     ).stdout.strip()
     assert shown == "{'text': 'hi'}"
+
+
+# Chained builders, bare factories, a class picked out of a mapping -----------------------------
+
+
+class Question(TypedDict):
+    question: str
+
+
+class Draft(TypedDict):
+    draft: str
+
+
+class Verdict(TypedDict):
+    answer: str
+
+
+def _write(state: Question) -> Draft:
+    return {"draft": f"on {state['question']}"}
+
+
+def _review(state: Draft) -> Verdict:
+    return {"answer": "kept?"}
+
+
+def test_a_chained_builder_is_one_graph() -> None:
+    """add_node returns the builder: a chain's nodes add their classes to one graph's channels, and a
+    key no class declares is dropped (test_discovery_routes.yml, chained_builder)."""
+    graph = (
+        StateGraph(Question)
+        .add_node("write", _write)
+        .add_node("review", _review)
+        .add_edge(START, "write")
+        .add_edge("write", "review")
+        .compile(checkpointer=InMemorySaver())
+    )
+    assert "draft" in graph.builder.channels and "answer" not in graph.builder.channels
+    graph.invoke({"question": "tides"}, _config("chain"))
+    saved = _saved_channels(graph, "chain")
+    assert saved["draft"] == "on tides" and "answer" not in saved
+
+
+def _bare_factory() -> Any:  # stands for ``-> CompiledStateGraph`` without type arguments
+    built = StateGraph(Question)
+    built.add_node("write", _write)
+    built.add_edge(START, "write")
+    return built.compile(checkpointer=InMemorySaver())
+
+
+def test_a_bare_factorys_state_is_its_bodys_state_graph_class() -> None:
+    graph = _bare_factory()
+    assert graph.builder.state_schema is Question
+    graph.invoke(Question(question="q"), _config("bare"))
+    assert _saved_channels(graph, "bare")["question"] == "q"
+
+
+class Support(TypedDict):
+    opened: str
+
+
+class Sales(TypedDict):
+    tags: list[str]
+
+
+SCHEMAS: dict[str, Any] = {"support": Support, "sales": Sales}
+
+
+def test_a_state_class_picked_out_of_a_mapping_is_the_graphs_state() -> None:
+    for kind, key in (("support", "opened"), ("sales", "tags")):
+        builder = StateGraph(SCHEMAS[kind])
+        assert key in builder.channels

@@ -17,10 +17,12 @@ from mypy.nodes import (
     Context,
     Decorator,
     DictExpr,
+    Expression,
     FuncDef,
     LambdaExpr,
     MemberExpr,
     MypyFile,
+    NameExpr,
     RefExpr,
     StrExpr,
     SymbolNode,
@@ -39,7 +41,7 @@ from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import LGStateConfig
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock
 from mypy_lgstate.core.messages import key_part
-from mypy_lgstate.routes import agents, bodies, builders, discovery, functional, sites
+from mypy_lgstate.routes import agents, bodies, builders, discovery, factories, functional, sites
 
 if TYPE_CHECKING:
     from mypy_lgstate.cli.coverage import CoverageRecorder
@@ -127,6 +129,8 @@ class Checks:
         self._known_bodies: dict[str, _Body] = {}
         # The declared types of each graph's channels, by key (a node body's items are compared).
         self._declared: dict[tuple[TypeInfo, ...], dict[str, list[Type]]] = {}
+        # The graph a variable or factory of the module evaluates to, when its type names no schema.
+        self._built: dict[SymbolNode, factories.Built] = {}
 
     def forget(self) -> None:
         """Drop what was memoized from classes (a new ``dmypy`` run: they may have been edited)."""
@@ -136,6 +140,7 @@ class Checks:
         self._allowlists.clear()
         self._messages.clear()
         self._declared.clear()
+        self._built.clear()
         self._modules_of.clear()
         self._scopes.clear()
         self._decorated_by_module.clear()
@@ -158,6 +163,12 @@ class Checks:
 
     def state_graph(self, ctx: FunctionContext) -> Type:
         checkpointed, run_scoped = discovery.state_graph_schemas(ctx)
+        if isinstance(ctx.context, CallExpr):
+            assert isinstance(ctx.api, TypeChecker)
+            # ``StateGraph(SCHEMAS[kind])``: each class of the mapping may be the state.
+            for info in factories.picked_schemas(ctx.context, ctx.api.tree, _scope(ctx.api)):
+                if info not in checkpointed:
+                    checkpointed.append(info)
         if recorder is not None:
             recorder.graph(ctx, checkpointed)
         self._check_state(ctx, checkpointed, allowlist_from=[*checkpointed, *run_scoped])
@@ -350,8 +361,29 @@ class Checks:
         assert isinstance(ctx.context, CallExpr) and isinstance(ctx.context.callee, MemberExpr)
         params = GRAPH_INPUTS[ctx.context.callee.name]
         schemas = self._graph_schemas(ctx.type)
-        self._check_values(ctx, params, schemas, self._allowlist(schemas))
+        unresolved = None
+        if not schemas:  # a factory declared ``-> CompiledStateGraph`` without type arguments
+            schemas, unresolved = self._built_graph(ctx.context.callee.expr, ctx)
+        self._check_values(ctx, params, schemas, self._allowlist(schemas), unresolved)
         return ctx.default_return_type
+
+    def _built_graph(
+        self, receiver: Expression, ctx: MethodContext
+    ) -> tuple[tuple[TypeInfo, ...], str | None]:
+        """The schemas of the graph ``receiver`` evaluates to, followed through this module
+        (``factories``); memoized by the variable or function it names, which many calls share."""
+        assert isinstance(ctx.api, TypeChecker)
+        key: SymbolNode | None = None
+        if isinstance(receiver, NameExpr):
+            key = receiver.node
+        elif isinstance(receiver, CallExpr) and isinstance(receiver.callee, RefExpr):
+            key = receiver.callee.node
+        built = self._built.get(key) if key is not None else None
+        if built is None:
+            built = factories.built_graph(receiver, _scope(ctx.api), ctx.api.tree)
+            if key is not None:
+                self._built[key] = built
+        return built
 
     # Checks --------------------------------------------------------------------------------------
 
@@ -671,6 +703,7 @@ class Checks:
         params: dict[str, str],
         schemas: tuple[TypeInfo, ...],
         allowed: frozenset[str] | None,
+        unresolved: str | None = None,
     ) -> None:
         """Check what a write site adds to the checkpoint. ``schemas`` are the graph-state classes
         of the graph being written (as far as the call tells): an instance of one of them was checked
@@ -679,7 +712,7 @@ class Checks:
         assert isinstance(api, TypeChecker)
         for argument, site in sites.call_values(ctx, params):
             if recorder is not None:
-                recorder.write_site(ctx, site, argument)
+                recorder.write_site(ctx, site, argument, schemas, unresolved)
             for expr, root in sites.bulk_updates(argument, site):
                 values = sites.update_pairs(expr, root, api) if root == "Command.update" else None
                 self._check_written(

@@ -58,6 +58,7 @@ class WriteSite(NamedTuple):
     site: str  # the root of the reported path: ``Command.update``, ``invoke.input``, ...
     location: Location
     graph: str | None  # the state schema of the graph written to, when the call names it
+    unresolved: str | None = None  # why the graph written to is not known
 
 
 class GraphCoverage:
@@ -169,12 +170,18 @@ class CoverageRecorder:
         return functools.partial(graph.nodes.__setitem__, (location, node.name), unchecked)
 
     def write_site(
-        self, ctx: FunctionContext | MethodContext, site: str, value: Expression
+        self,
+        ctx: FunctionContext | MethodContext,
+        site: str,
+        value: Expression,
+        schemas: Sequence[TypeInfo] = (),
+        unresolved: str | None = None,
     ) -> None:
+        """``schemas``: those of the graph written to, as the checks found them; ``unresolved``: why
+        they are not known."""
         api = _checker(ctx)
         graph = None
         if isinstance(ctx, MethodContext):  # a compiled graph's input: the receiver names the graph
-            schemas = discovery.graph_type_schemas(ctx.type)
             graph = _class_name(schemas[0]) if schemas else None
         location = _location(api, value.line)
         if _is_command(value):
@@ -186,7 +193,7 @@ class CoverageRecorder:
                 ):
                     self.write_sites[key] = written._replace(graph=graph)
             return
-        self.write_sites[(location, value.column, site)] = WriteSite(site, location, graph)
+        self.write_sites[(location, value.column, site)] = WriteSite(site, location, graph, unresolved)
 
     # What the report shows -----------------------------------------------------------------------
 
@@ -238,6 +245,11 @@ def _builder_location(api: TypeChecker, ctx: MethodContext) -> Location | None:
     if not isinstance(call, CallExpr) or not isinstance(call.callee, MemberExpr):
         return None
     receiver = call.callee.expr
+    while isinstance(receiver, CallExpr) and isinstance(receiver.callee, MemberExpr):
+        receiver = receiver.callee.expr  # a chained call on the builder returns the builder
+    if isinstance(receiver, CallExpr):
+        # ``StateGraph(S).add_node(...)``: the graph that call declares.
+        return _location(api, receiver.line)
     if not isinstance(receiver, NameExpr) or not isinstance(receiver.node, Var):
         return None
     if receiver.kind == LDEF or (
@@ -372,7 +384,12 @@ def _as_data(recorder: CoverageRecorder, findings: int) -> dict[str, Any]:
             for graph in recorder.sorted_graphs()
         ],
         "write_sites": [
-            {"site": site.site, **site.location._asdict(), "graph": site.graph}
+            {
+                "site": site.site,
+                **site.location._asdict(),
+                "graph": site.graph,
+                "unresolved": site.unresolved,
+            }
             for site in recorder.sorted_write_sites()
         ],
         "totals": recorder.totals(findings),
@@ -399,7 +416,7 @@ def as_text(recorder: CoverageRecorder, findings: int) -> str:
     if write_sites:
         lines.append("write sites")
         for site in write_sites:
-            written = f" (graph {site.graph})" if site.graph else ""
+            written = f" (graph {site.graph})" if site.graph else _unknown_graph(site)
             lines.append(f"  {site.site} ({_at(site.location)}){written}")
         lines.append("")
     lines.append(_totals_line(recorder.totals(findings)))
@@ -430,12 +447,17 @@ def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
     if write_sites:
         lines += ["## Write sites", "", "| site | where | graph |", "|---|---|---|"]
         lines += [
-            f"| `{site.site}` | {_at(site.location)} | {f'`{site.graph}`' if site.graph else ''} |"
+            f"| `{site.site}` | {_at(site.location)} |"
+            f" {f'`{site.graph}`' if site.graph else _unknown_graph(site).strip()} |"
             for site in write_sites
         ]
         lines.append("")
     lines += ["## Totals", "", _totals_line(recorder.totals(findings))]
     return "\n".join(lines)
+
+
+def _unknown_graph(site: WriteSite) -> str:
+    return f" (graph unknown: {site.unresolved})" if site.unresolved else ""
 
 
 def _graph_title(graph: GraphCoverage) -> str:

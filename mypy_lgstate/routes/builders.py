@@ -59,11 +59,16 @@ Scope = FuncItem | MypyFile
 
 def receiver_name(expr: Expression) -> str | None:
     """The builder a method is called on: ``builder`` in ``builder.add_node(...).add_edge(...)``,
-    ``self.graph`` in ``self.graph.add_node(...)``; ``None`` for anything else."""
+    ``self.graph`` in ``self.graph.add_node(...)``, the call that made it in
+    ``StateGraph(S).add_node(...)``; ``None`` for anything else."""
     while isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
         expr = expr.callee.expr  # a chained call on the builder returns the builder
     if isinstance(expr, NameExpr):
         return expr.name
+    if isinstance(expr, CallExpr):
+        # ``StateGraph(S).add_node(...).add_node(...)``: the chain's calls share the builder
+        # that call makes, named by where it is.
+        return f"<builder@{expr.line}:{expr.column}>"
     if isinstance(expr, MemberExpr):
         owner = receiver_name(expr.expr)
         return f"{owner}.{expr.name}" if owner is not None else None

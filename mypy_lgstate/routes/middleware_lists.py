@@ -124,7 +124,7 @@ class _Reader:
             self.unresolved.append(f'the middleware list "{name.name}" is defined in another module')
             return
         found = False
-        for stmt in _statements(_body(scope)):
+        for stmt in statements(_body(scope)):
             if stmt.line >= before:
                 continue
             if isinstance(stmt, AssignmentStmt) and _binds(stmt.lvalues, var):
@@ -162,7 +162,7 @@ class _Reader:
                 f"the middleware list comes from {name}(), whose body is not in this module"
             )
             return
-        for stmt in _statements(function.body.body):
+        for stmt in statements(function.body.body):
             if isinstance(stmt, ReturnStmt) and stmt.expr is not None:
                 self.list_items(stmt.expr, function, stmt.line + 1, depth - 1)
 
@@ -220,7 +220,7 @@ def _body(scope: Scope) -> list[Statement]:
     return scope.defs if isinstance(scope, MypyFile) else scope.body.body
 
 
-def _statements(body: list[Statement]) -> Iterator[Statement]:
+def statements(body: list[Statement]) -> Iterator[Statement]:
     """Every statement of a scope, nested blocks included, but not those of the functions and
     classes it defines (scopes of their own)."""
     for stmt in body:
@@ -238,4 +238,4 @@ def _statements(body: list[Statement]) -> Iterator[Statement]:
             blocks = list(stmt.bodies)
         for block in blocks:
             if block is not None:
-                yield from _statements(block.body)
+                yield from statements(block.body)
