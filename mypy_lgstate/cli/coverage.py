@@ -109,8 +109,11 @@ class CoverageRecorder:
         api = _checker(ctx)
         location = _location(api, ctx.context.line)
         if location not in self.graphs:
+            # The classes the call names, also through the deprecated ``input=`` / ``output=``,
+            # which the graph's type does not show.
+            infos = dict.fromkeys([*discovery.graph_type_schemas(ctx.default_return_type), *checkpointed])
             self.graphs[location] = _new_graph(
-                api, location, ctx.default_return_type, checkpointed
+                api, location, ctx.default_return_type, (), list(infos), _call_roles(ctx)
             )
 
     def agent(
@@ -198,12 +201,32 @@ class CoverageRecorder:
     # What the report shows -----------------------------------------------------------------------
 
     def sorted_graphs(self) -> list[GraphCoverage]:
+        self._merge_undeclared()
         return sorted(self.graphs.values(), key=GraphCoverage.sort_key)
+
+    def _merge_undeclared(self) -> None:
+        """A graph appears once, under the call that declares it: nodes added to a builder from
+        elsewhere (a factory's result, a helper's parameter) join the one ``StateGraph(...)`` call
+        declaring the same state, when there is exactly one."""
+        for key in [key for key in self.graphs if isinstance(key, tuple) and key]:
+            state = key[0].partition("@")[0]
+            declaring = [
+                graph
+                for other, graph in self.graphs.items()
+                if isinstance(other, Location) and graph.state == state
+            ]
+            if len(declaring) == 1:
+                undeclared = self.graphs.pop(key)
+                declaring[0].nodes.update(undeclared.nodes)
+                declaring[0].unresolved.extend(
+                    reason for reason in undeclared.unresolved if reason not in declaring[0].unresolved
+                )
 
     def sorted_write_sites(self) -> list[WriteSite]:
         return sorted(self.write_sites.values(), key=lambda site: (site.location, site.site))
 
     def totals(self, findings: int) -> dict[str, int]:
+        self._merge_undeclared()
         graphs = self.graphs.values()
         counts: dict[str, int] = {
             status: sum(graph.count(status) for graph in graphs) for status in NODE_STATUSES
@@ -223,9 +246,19 @@ def _new_graph(
     graph_type: Type,
     fallback: Sequence[TypeInfo],
     given: Sequence[TypeInfo] = (),
+    call_roles: Sequence[tuple[str, str]] = (),
 ) -> GraphCoverage:
     infos = list(given) or discovery.graph_type_schemas(graph_type) or list(fallback)
     roles = _roles(graph_type)
+    given_roles = {role for _, role in call_roles}
+    if given_roles:
+        # A role the call gives a class explicitly is that class's alone.
+        roles = {name: tuple(r for r in had if r not in given_roles) for name, had in roles.items()}
+    for fullname, role in call_roles:
+        if role not in roles.get(fullname, ()):
+            roles[fullname] = (*roles.get(fullname, ()), role)
+    order = [role for _, role in _ROLES]
+    roles = {name: tuple(sorted(had, key=order.index)) for name, had in roles.items() if had}
     # A class the graph's type does not name: an agent's middleware's, or any when the type names
     # none (a builder from a factory).
     other = ("middleware",) if given else ("graph",)
@@ -236,6 +269,31 @@ def _new_graph(
     channels = sites.graph_channels(infos)
     names = tuple(sorted(channels[0])) if channels is not None else ()
     return GraphCoverage(declared_at, schemas, names)
+
+
+# The role of each ``StateGraph(...)`` argument that names a schema (``input`` / ``output``: the
+# deprecated spellings).
+_ARGUMENT_ROLES: Final = {
+    "state_schema": "state",
+    "input_schema": "input",
+    "input": "input",
+    "output_schema": "output",
+    "output": "output",
+}
+
+
+def _call_roles(ctx: FunctionContext) -> list[tuple[str, str]]:
+    """The role each class has by the ``StateGraph(...)`` argument that names it."""
+    call = ctx.context
+    found: list[tuple[str, str]] = []
+    if not isinstance(call, CallExpr):
+        return found
+    for index, (arg, name) in enumerate(zip(call.args, call.arg_names)):
+        role = "state" if name is None and index == 0 else _ARGUMENT_ROLES.get(name or "")
+        info = discovery.schema_class(arg, discovery.NO_TYPE) if role is not None else None
+        if info is not None and role is not None:
+            found.append((info.fullname, role))
+    return found
 
 
 def _builder_location(api: TypeChecker, ctx: MethodContext) -> Location | None:

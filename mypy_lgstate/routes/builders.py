@@ -35,6 +35,7 @@ from mypy.nodes import (
     NameExpr,
     OverloadedFuncDef,
     RefExpr,
+    ReturnStmt,
     Statement,
     StrExpr,
     SymbolNode,
@@ -100,6 +101,8 @@ def _builder_calls(body: list[Statement]) -> Iterator[tuple[CallExpr, str]]:
             yield from _chain(stmt.expr)
         elif isinstance(stmt, AssignmentStmt):
             yield from _chain(stmt.rvalue)
+        elif isinstance(stmt, ReturnStmt) and stmt.expr is not None:
+            yield from _chain(stmt.expr)  # a factory's ``return StateGraph(S).add_node(...)``
         elif isinstance(stmt, IfStmt):
             for block in (*stmt.body, stmt.else_body):
                 yield from _block_calls(block)

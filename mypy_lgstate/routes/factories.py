@@ -123,8 +123,8 @@ class _Follower:
         if not _returns_graph(node):
             return _UNKNOWN
         if not _in_module(node, self.tree):
-            return Built((), f"{node.fullname}() is declared to return a graph without type "
-                         "arguments, and its body is in another module")
+            reason = f"{node.fullname}() of another module returns a graph whose type names no state"
+            return Built((), reason)
         for stmt in statements(node.body.body):
             if isinstance(stmt, ReturnStmt) and stmt.expr is not None:
                 found = self.graph(stmt.expr, node, depth - 1)
