@@ -321,3 +321,130 @@ def test_a_state_class_picked_out_of_a_mapping_is_the_graphs_state() -> None:
     for kind, key in (("support", "opened"), ("sales", "tags")):
         builder = StateGraph(SCHEMAS[kind])
         assert key in builder.channels
+
+
+# Strict msgpack: the whole graph's allowlist at interrupt() and Send ------------------------------
+
+STRICT_INTERRUPT = textwrap.dedent(
+    """
+    import sys
+    from enum import Enum
+    from typing import Any
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import START, StateGraph
+    from langgraph.types import interrupt
+    from typing_extensions import NotRequired, TypedDict
+
+    class Mode(Enum):
+        FAST = "fast"
+
+    class State(TypedDict):
+        q: str
+
+    class Out(TypedDict):
+        mode: NotRequired[Mode]
+
+    class Ctx(TypedDict):
+        mode: Mode
+
+    class Other(TypedDict):
+        mode: NotRequired[Mode]
+
+    def ask(state: State) -> dict[str, Any]:
+        interrupt({"mode": Mode.FAST})
+        return {}
+
+    def other(state: Other) -> dict[str, Any]:
+        return {}
+
+    variant = sys.argv[1]
+    if variant == "output":
+        builder = StateGraph(State, output_schema=Out)
+    elif variant == "context":
+        builder = StateGraph(State, context_schema=Ctx)
+    else:
+        builder = StateGraph(State)
+    builder.add_node("ask", ask)
+    builder.add_edge(START, "ask")
+    if variant == "other-node":
+        builder.add_node("other", other)
+    graph = builder.compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"q": "x"}, config)
+    print(repr(graph.get_state(config).tasks[0].interrupts[0].value))
+    """
+)
+
+
+def test_strict_msgpack_derives_from_every_class_of_the_graph_at_interrupt() -> None:
+    """An interrupt's Enum comes back as itself when only the output schema, the context schema or
+    another node's input schema declares it (test_discovery_routes.yml,
+    strict_allowlist_at_interrupt_and_send_is_the_whole_graphs), and as its value otherwise."""
+    env = {**os.environ, "LANGGRAPH_STRICT_MSGPACK": "true", "PYTHONWARNINGS": "ignore"}
+    shown = {
+        variant: subprocess.run(
+            [sys.executable, "-c", STRICT_INTERRUPT, variant],
+            env=env, capture_output=True, text=True, check=True,
+        ).stdout.strip().splitlines()[-1]
+        for variant in ("output", "context", "other-node", "none")
+    }
+    derived = "{'mode': <Mode.FAST: 'fast'>}"
+    assert shown == {
+        "output": derived, "context": derived, "other-node": derived, "none": "{'mode': 'fast'}"
+    }
+
+
+STRICT_SEND = textwrap.dedent(
+    """
+    import sys
+    from enum import Enum
+    from typing import Any
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import START, StateGraph
+    from langgraph.types import Send
+    from typing_extensions import NotRequired, TypedDict
+
+    class Mode(Enum):
+        FAST = "fast"
+
+    class State(TypedDict):
+        q: str
+
+    class Other(TypedDict):
+        mode: NotRequired[Mode]
+
+    def fan(state: State) -> list[Send]:
+        return [Send("other", {"mode": Mode.FAST})]
+
+    def reader(state: Other) -> dict[str, Any]:
+        return {}
+
+    def other(state: Any) -> dict[str, Any]:
+        print(repr(state))
+        return {}
+
+    builder = StateGraph(State)
+    builder.add_node("other", other)
+    if sys.argv[1] == "other-node":
+        builder.add_node("reader", reader)
+    builder.add_conditional_edges(START, fan)
+    graph = builder.compile(checkpointer=InMemorySaver(), interrupt_before=["other"])
+    config: Any = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"q": "x"}, config)
+    graph.invoke(None, config)
+    """
+)
+
+
+def test_strict_msgpack_derives_from_another_nodes_class_at_send() -> None:
+    """A Send's arg, checkpointed before its node runs, comes back with its Enum when another node's
+    first parameter declares it, and as the member's value otherwise."""
+    env = {**os.environ, "LANGGRAPH_STRICT_MSGPACK": "true", "PYTHONWARNINGS": "ignore"}
+    shown = {
+        variant: subprocess.run(
+            [sys.executable, "-c", STRICT_SEND, variant],
+            env=env, capture_output=True, text=True, check=True,
+        ).stdout.strip().splitlines()[-1]
+        for variant in ("other-node", "none")
+    }
+    assert shown == {"other-node": "{'mode': <Mode.FAST: 'fast'>}", "none": "{'mode': 'fast'}"}

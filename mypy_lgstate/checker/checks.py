@@ -131,6 +131,8 @@ class Checks:
         self._declared: dict[tuple[TypeInfo, ...], dict[str, list[Type]]] = {}
         # The graph a variable or factory of the module evaluates to, when its type names no schema.
         self._built: dict[SymbolNode, factories.Built] = {}
+        # Each module's node functions and the classes of their graphs (strict msgpack).
+        self._node_graphs: dict[str, tuple[MypyFile, dict[str, tuple[TypeInfo, ...]]]] = {}
 
     def forget(self) -> None:
         """Drop what was memoized from classes (a new ``dmypy`` run: they may have been edited)."""
@@ -141,6 +143,7 @@ class Checks:
         self._messages.clear()
         self._declared.clear()
         self._built.clear()
+        self._node_graphs.clear()
         self._modules_of.clear()
         self._scopes.clear()
         self._decorated_by_module.clear()
@@ -351,10 +354,12 @@ class Checks:
         params = FUNCTION_WRITE_SITES[callee.fullname] if isinstance(callee, RefExpr) else None
         if params is None:
             return ctx.default_return_type
-        # The graph is not known here: a node's declared state parameter stands in for its schema.
+        # A node's declared state parameter stands in for the graph's state schema; the strict
+        # allowlist is the whole graph's when this module adds the node (``builders``).
         state = sites.state_schema_of_enclosing_node(ctx.api)
         schemas = (state,) if state is not None else ()
-        self._check_values(ctx, params, schemas, self._allowlist(schemas))
+        allowed = self._allowlist((*schemas, *self._enclosing_graph(ctx.api))) if self._strict else None
+        self._check_values(ctx, params, schemas, allowed)
         return ctx.default_return_type
 
     def graph_input(self, ctx: MethodContext) -> Type:
@@ -366,6 +371,18 @@ class Checks:
             schemas, unresolved = self._built_graph(ctx.context.callee.expr, ctx)
         self._check_values(ctx, params, schemas, self._allowlist(schemas), unresolved)
         return ctx.default_return_type
+
+    def _enclosing_graph(self, api: TypeChecker) -> tuple[TypeInfo, ...]:
+        """The classes of the graph the function being checked is a node of, when this module adds
+        it (indexed once per module tree)."""
+        function = api.scope.current_function()
+        if not isinstance(function, FuncDef):
+            return ()
+        tree = api.tree
+        known = self._node_graphs.get(tree.fullname)
+        if known is None or known[0] is not tree:
+            known = self._node_graphs[tree.fullname] = (tree, builders.node_graph_classes(tree))
+        return known[1].get(function.fullname, ())
 
     def _built_graph(
         self, receiver: Expression, ctx: MethodContext

@@ -83,7 +83,7 @@ class _Follower:
                 # ``builder.compile()``, ``StateGraph(S).add_node(...)``: the same graph.
                 return self.graph(callee.expr, scope, depth - 1)
             if isinstance(callee, RefExpr):
-                if isinstance(callee.node, TypeInfo) and _is_graph_class(callee.node):
+                if isinstance(callee.node, TypeInfo) and is_graph_class(callee.node):
                     return Built(tuple(call_schemas(expr, self.tree, scope)), None)
                 return self.function(callee, depth)
         elif isinstance(expr, NameExpr) and isinstance(expr.node, Var):
@@ -184,7 +184,7 @@ def picked_classes(expr: Expression, tree: MypyFile, scope: Scope) -> list[TypeI
     return found
 
 
-def _is_graph_class(info: TypeInfo) -> bool:
+def is_graph_class(info: TypeInfo) -> bool:
     return info.fullname == discovery.STATE_GRAPH or discovery.state_graph_base(info) is not None
 
 
@@ -193,7 +193,7 @@ def _returns_graph(function: FuncDef) -> bool:
     assert isinstance(function.type, CallableType)
     returned = get_proper_type(function.type.ret_type)
     return isinstance(returned, Instance) and (
-        _is_graph_class(returned.type) or returned.type.has_base(PREGEL)
+        is_graph_class(returned.type) or returned.type.has_base(PREGEL)
     )
 
 
