@@ -89,3 +89,69 @@ def test_the_agents_have_the_hooks_the_report_lists(monkeypatch: pytest.MonkeyPa
     assert not {name for name in shared if "." in name}
     sys.modules.pop("support_agents", None)
     sys.modules.pop("shared_middleware", None)
+
+
+DEPRECATED = """\
+from typing import TypedDict
+
+from langgraph.graph import StateGraph
+
+
+class State(TypedDict):
+    question: str
+    answer: str
+
+
+class In(TypedDict):
+    question: str
+
+
+class Out(TypedDict):
+    answer: str
+
+
+def respond(state: State) -> Out:
+    return {"answer": ""}
+
+
+builder = StateGraph(State, input=In, output=Out)  # type: ignore[call-arg]
+builder.add_node("respond", respond)
+"""
+
+
+def test_report_labels_the_deprecated_input_and_output_schemas(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    """``input=`` / ``output=`` are the graph's input and output schemas at run time (LangGraph
+    still reads them), though the graph's type names the state for both."""
+    (tmp_path / "deprecated.py").write_text(DEPRECATED)
+    (tmp_path / "mypy.ini").write_text(CONFIG)
+    result = lgstate(tmp_path, cache_dir, "report")
+    assert result.stdout.splitlines()[:4] == [
+        "graph deprecated.State (deprecated.py:23)",
+        "  state schema: deprecated.State (deprecated.py)",
+        "  input schema: deprecated.In (deprecated.py)",
+        "  output schema: deprecated.Out (deprecated.py)",
+    ]
+
+
+def test_deprecated_input_and_output_are_the_graphs_schemas() -> None:
+    import warnings
+
+    from langgraph.graph import StateGraph
+    from typing_extensions import TypedDict
+
+    class State(TypedDict):
+        question: str
+        answer: str
+
+    class In(TypedDict):
+        question: str
+
+    class Out(TypedDict):
+        answer: str
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        builder = StateGraph(State, input=In, output=Out)  # type: ignore[call-arg]
+    assert builder.input_schema is In and builder.output_schema is Out
