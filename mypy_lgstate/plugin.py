@@ -75,7 +75,9 @@ METHOD_HOOKS: Final = {
         f"{owner}.{method}": "graph_input"
         for owner in ("langgraph.graph.state.CompiledStateGraph", "langgraph.pregel.main.Pregel")
         for method in (
-            "invoke", "ainvoke", "stream", "astream", "batch", "abatch", "update_state", "aupdate_state"
+            "invoke", "ainvoke", "stream", "astream", "batch", "abatch", "stream_events",
+            "astream_events", "batch_as_completed", "abatch_as_completed", "update_state",
+            "aupdate_state", "bulk_update_state", "abulk_update_state",
         )
     },
 }

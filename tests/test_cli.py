@@ -824,10 +824,14 @@ def test_report_json(tmp_path: Path, cache_dir: Path) -> None:
     ]
     assert (main_graph["nodes_checked"], main_graph["nodes_total"]) == (3, 7)
     assert report["write_sites"] == [
-        {"site": "interrupt.value", "file": "graph.py", "line": 24, "graph": None},
-        {"site": "Command.update", "file": "graph.py", "line": 25, "graph": None},
-        {"site": "invoke.input", "file": "graph.py", "line": 49, "graph": "graph.State"},
+        {"site": "interrupt.value", "file": "graph.py", "line": 24, "graph": None, "unresolved": None},
+        {"site": "Command.update", "file": "graph.py", "line": 25, "graph": None, "unresolved": None},
+        {
+            "site": "invoke.input", "file": "graph.py", "line": 49, "graph": "graph.State",
+            "unresolved": None,
+        },
     ]
+    assert main_graph["unresolved"] == []
 
 
 AGENT = """\

@@ -17,10 +17,12 @@ from mypy.nodes import (
     Context,
     Decorator,
     DictExpr,
+    Expression,
     FuncDef,
     LambdaExpr,
     MemberExpr,
     MypyFile,
+    NameExpr,
     RefExpr,
     StrExpr,
     SymbolNode,
@@ -39,7 +41,7 @@ from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import LGStateConfig
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock
 from mypy_lgstate.core.messages import key_part
-from mypy_lgstate.routes import agents, bodies, builders, discovery, functional, sites
+from mypy_lgstate.routes import agents, bodies, builders, discovery, factories, functional, sites
 
 if TYPE_CHECKING:
     from mypy_lgstate.cli.coverage import CoverageRecorder
@@ -61,8 +63,14 @@ GRAPH_INPUTS: Final = {
     "astream": {"input": "astream.input"},
     "batch": {"inputs": "batch.inputs"},
     "abatch": {"inputs": "abatch.inputs"},
+    "stream_events": {"input": "stream_events.input"},
+    "astream_events": {"input": "astream_events.input"},
+    "batch_as_completed": {"inputs": "batch_as_completed.inputs"},
+    "abatch_as_completed": {"inputs": "abatch_as_completed.inputs"},
     "update_state": {"values": "update_state.values"},
     "aupdate_state": {"values": "aupdate_state.values"},
+    "bulk_update_state": {"supersteps": "bulk_update_state.supersteps"},
+    "abulk_update_state": {"supersteps": "abulk_update_state.supersteps"},
 }
 
 
@@ -121,6 +129,10 @@ class Checks:
         self._known_bodies: dict[str, _Body] = {}
         # The declared types of each graph's channels, by key (a node body's items are compared).
         self._declared: dict[tuple[TypeInfo, ...], dict[str, list[Type]]] = {}
+        # The graph a variable or factory of the module evaluates to, when its type names no schema.
+        self._built: dict[SymbolNode, factories.Built] = {}
+        # Each module's node functions and the classes of their graphs (strict msgpack).
+        self._node_graphs: dict[str, tuple[MypyFile, dict[str, tuple[TypeInfo, ...]]]] = {}
 
     def forget(self) -> None:
         """Drop what was memoized from classes (a new ``dmypy`` run: they may have been edited)."""
@@ -130,6 +142,8 @@ class Checks:
         self._allowlists.clear()
         self._messages.clear()
         self._declared.clear()
+        self._built.clear()
+        self._node_graphs.clear()
         self._modules_of.clear()
         self._scopes.clear()
         self._decorated_by_module.clear()
@@ -152,6 +166,12 @@ class Checks:
 
     def state_graph(self, ctx: FunctionContext) -> Type:
         checkpointed, run_scoped = discovery.state_graph_schemas(ctx)
+        if isinstance(ctx.context, CallExpr):
+            assert isinstance(ctx.api, TypeChecker)
+            # ``StateGraph(SCHEMAS[kind])``: each class of the mapping may be the state.
+            for info in factories.picked_schemas(ctx.context, ctx.api.tree, _scope(ctx.api)):
+                if info not in checkpointed:
+                    checkpointed.append(info)
         if recorder is not None:
             recorder.graph(ctx, checkpointed)
         self._check_state(ctx, checkpointed, allowlist_from=[*checkpointed, *run_scoped])
@@ -250,7 +270,10 @@ class Checks:
         states: list[TypeInfo] = [base] if base is not None else []
         channel_classes = [*states, *defaults]
         nodes: list[sites.Node] = []
-        for middleware in agents.middleware_of(bound.get("middleware"), ctx.api):
+        given_middleware, unresolved = agents.middleware_of(
+            bound.get("middleware"), ctx.api, _scope(ctx.api), ctx.context.line
+        )
+        for middleware in given_middleware:
             schema = agents.declared_state_schema(middleware)
             if schema is not None:
                 states.append(schema)
@@ -260,7 +283,10 @@ class Checks:
                 channel_classes.append(schema)
             nodes.extend(agents.hook_nodes(middleware))
         classes = tuple(dict.fromkeys(channel_classes))
+        if recorder is not None:
+            recorder.agent(ctx, classes, unresolved)
         self._check_state(ctx, dict.fromkeys(states), allowlist_from=classes)
+        self._check_structured_response(ctx, bound, classes)
         if nodes:
             channels = self._graph_channels(classes)
             self._record_reads(ctx.api, Findings(touched=_class_names(classes)))
@@ -269,6 +295,23 @@ class Checks:
                 ctx.api, ctx.context, nodes, channels, self._allowlist(classes), record, classes
             )
         return ctx.default_return_type
+
+    def _check_structured_response(
+        self,
+        ctx: FunctionContext,
+        bound: discovery.BoundArguments,
+        classes: tuple[TypeInfo, ...],
+    ) -> None:
+        """``response_format=Model`` (or ``ToolStrategy(Model)``): the agent checkpoints the parsed
+        response in its ``structured_response`` channel. That channel is declared with a type
+        variable, so ``compile()`` never derives ``Model`` for the strict allowlist."""
+        if "response_format" not in bound:
+            return
+        response = agents.structured_response(ctx.default_return_type)
+        if response is not None:
+            assert isinstance(ctx.api, TypeChecker)
+            findings = self.walker.check_value(response, agents.STRUCTURED_RESPONSE, channel=True)
+            self._emit(ctx.api, findings, ctx.context, at_fields=False, allowed=self._allowlist(classes))
 
     def create_react_agent(self, ctx: FunctionContext) -> Type:
         given = discovery.bound_arguments(ctx).get("state_schema")
@@ -311,18 +354,53 @@ class Checks:
         params = FUNCTION_WRITE_SITES[callee.fullname] if isinstance(callee, RefExpr) else None
         if params is None:
             return ctx.default_return_type
-        # The graph is not known here: a node's declared state parameter stands in for its schema.
+        # A node's declared state parameter stands in for the graph's state schema; the strict
+        # allowlist is the whole graph's when this module adds the node (``builders``).
         state = sites.state_schema_of_enclosing_node(ctx.api)
         schemas = (state,) if state is not None else ()
-        self._check_values(ctx, params, schemas, self._allowlist(schemas))
+        allowed = self._allowlist((*schemas, *self._enclosing_graph(ctx.api))) if self._strict else None
+        self._check_values(ctx, params, schemas, allowed)
         return ctx.default_return_type
 
     def graph_input(self, ctx: MethodContext) -> Type:
         assert isinstance(ctx.context, CallExpr) and isinstance(ctx.context.callee, MemberExpr)
         params = GRAPH_INPUTS[ctx.context.callee.name]
         schemas = self._graph_schemas(ctx.type)
-        self._check_values(ctx, params, schemas, self._allowlist(schemas))
+        unresolved = None
+        if not schemas:  # a factory declared ``-> CompiledStateGraph`` without type arguments
+            schemas, unresolved = self._built_graph(ctx.context.callee.expr, ctx)
+        self._check_values(ctx, params, schemas, self._allowlist(schemas), unresolved)
         return ctx.default_return_type
+
+    def _enclosing_graph(self, api: TypeChecker) -> tuple[TypeInfo, ...]:
+        """The classes of the graph the function being checked is a node of, when this module adds
+        it (indexed once per module tree)."""
+        function = api.scope.current_function()
+        if not isinstance(function, FuncDef):
+            return ()
+        tree = api.tree
+        known = self._node_graphs.get(tree.fullname)
+        if known is None or known[0] is not tree:
+            known = self._node_graphs[tree.fullname] = (tree, builders.node_graph_classes(tree))
+        return known[1].get(function.fullname, ())
+
+    def _built_graph(
+        self, receiver: Expression, ctx: MethodContext
+    ) -> tuple[tuple[TypeInfo, ...], str | None]:
+        """The schemas of the graph ``receiver`` evaluates to, followed through this module
+        (``factories``); memoized by the variable or function it names, which many calls share."""
+        assert isinstance(ctx.api, TypeChecker)
+        key: SymbolNode | None = None
+        if isinstance(receiver, NameExpr):
+            key = receiver.node
+        elif isinstance(receiver, CallExpr) and isinstance(receiver.callee, RefExpr):
+            key = receiver.callee.node
+        built = self._built.get(key) if key is not None else None
+        if built is None:
+            built = factories.built_graph(receiver, _scope(ctx.api), ctx.api.tree)
+            if key is not None:
+                self._built[key] = built
+        return built
 
     # Checks --------------------------------------------------------------------------------------
 
@@ -653,29 +731,31 @@ class Checks:
         params: dict[str, str],
         schemas: tuple[TypeInfo, ...],
         allowed: frozenset[str] | None,
+        unresolved: str | None = None,
     ) -> None:
         """Check what a write site adds to the checkpoint. ``schemas`` are the graph-state classes
         of the graph being written (as far as the call tells): an instance of one of them was checked
         where it became graph state, and is not reported again at every call that passes it."""
         api = ctx.api
         assert isinstance(api, TypeChecker)
-        for expr, root in sites.call_values(ctx, params):
+        for argument, site in sites.call_values(ctx, params):
             if recorder is not None:
-                recorder.write_site(ctx, root, expr)
-            values = sites.update_pairs(expr, root, api) if root == "Command.update" else None
+                recorder.write_site(ctx, site, argument, schemas, unresolved)
             declared = self._channel_types(schemas)
-            self._check_written(
-                api,
-                [
-                    value
-                    for value in values or sites.values_of(expr, root, api)
-                    if not repeats.restated_item(value, root, declared)
-                ],
-                root,
-                schemas,
-                allowed,
-                updates=root in sites.CHANNEL_ROOTS,
-            )
+            for expr, root in sites.bulk_updates(argument, site):
+                values = sites.update_pairs(expr, root, api) if root == "Command.update" else None
+                self._check_written(
+                    api,
+                    [
+                        value
+                        for value in values or sites.values_of(expr, root, api)
+                        if not repeats.restated_item(value, root, declared)
+                    ],
+                    root,
+                    schemas,
+                    allowed,
+                    updates=site in sites.CHANNEL_ROOTS,
+                )
 
     def _check_written(
         self,

@@ -58,6 +58,7 @@ class WriteSite(NamedTuple):
     site: str  # the root of the reported path: ``Command.update``, ``invoke.input``, ...
     location: Location
     graph: str | None  # the state schema of the graph written to, when the call names it
+    unresolved: str | None = None  # why the graph written to is not known
 
 
 class GraphCoverage:
@@ -68,6 +69,8 @@ class GraphCoverage:
         self.schemas = schemas
         self.channels = channels
         self.nodes: dict[tuple[Location, str], NodeCoverage] = {}
+        # Why part of the graph is not known (a middleware list built in another module).
+        self.unresolved: list[str] = []
 
     @property
     def state(self) -> str | None:
@@ -106,9 +109,28 @@ class CoverageRecorder:
         api = _checker(ctx)
         location = _location(api, ctx.context.line)
         if location not in self.graphs:
+            # The classes the call names, also through the deprecated ``input=`` / ``output=``,
+            # which the graph's type does not show.
+            infos = dict.fromkeys([*discovery.graph_type_schemas(ctx.default_return_type), *checkpointed])
             self.graphs[location] = _new_graph(
-                api, location, ctx.default_return_type, checkpointed
+                api, location, ctx.default_return_type, (), list(infos), _call_roles(ctx)
             )
+
+    def agent(
+        self, ctx: FunctionContext, classes: Sequence[TypeInfo], unresolved: Sequence[str]
+    ) -> None:
+        """A ``create_agent(...)`` call: it declares the agent's graph, with its middleware's
+        schemas, whether or not a middleware adds hook nodes."""
+        api = _checker(ctx)
+        location = _location(api, ctx.context.line)
+        graph = self.graphs.get(location)
+        if graph is None:
+            graph = self.graphs[location] = _new_graph(
+                api, location, ctx.default_return_type, classes, classes
+            )
+        for reason in unresolved:
+            if reason not in graph.unresolved:
+                graph.unresolved.append(reason)
 
     def node(
         self,
@@ -151,12 +173,18 @@ class CoverageRecorder:
         return functools.partial(graph.nodes.__setitem__, (location, node.name), unchecked)
 
     def write_site(
-        self, ctx: FunctionContext | MethodContext, site: str, value: Expression
+        self,
+        ctx: FunctionContext | MethodContext,
+        site: str,
+        value: Expression,
+        schemas: Sequence[TypeInfo] = (),
+        unresolved: str | None = None,
     ) -> None:
+        """``schemas``: those of the graph written to, as the checks found them; ``unresolved``: why
+        they are not known."""
         api = _checker(ctx)
         graph = None
         if isinstance(ctx, MethodContext):  # a compiled graph's input: the receiver names the graph
-            schemas = discovery.graph_type_schemas(ctx.type)
             graph = _class_name(schemas[0]) if schemas else None
         location = _location(api, value.line)
         if _is_command(value):
@@ -168,17 +196,37 @@ class CoverageRecorder:
                 ):
                     self.write_sites[key] = written._replace(graph=graph)
             return
-        self.write_sites[(location, value.column, site)] = WriteSite(site, location, graph)
+        self.write_sites[(location, value.column, site)] = WriteSite(site, location, graph, unresolved)
 
     # What the report shows -----------------------------------------------------------------------
 
     def sorted_graphs(self) -> list[GraphCoverage]:
+        self._merge_undeclared()
         return sorted(self.graphs.values(), key=GraphCoverage.sort_key)
+
+    def _merge_undeclared(self) -> None:
+        """A graph appears once, under the call that declares it: nodes added to a builder from
+        elsewhere (a factory's result, a helper's parameter) join the one ``StateGraph(...)`` call
+        declaring the same state, when there is exactly one."""
+        for key in [key for key in self.graphs if isinstance(key, tuple) and key]:
+            state = key[0].partition("@")[0]
+            declaring = [
+                graph
+                for other, graph in self.graphs.items()
+                if isinstance(other, Location) and graph.state == state
+            ]
+            if len(declaring) == 1:
+                undeclared = self.graphs.pop(key)
+                declaring[0].nodes.update(undeclared.nodes)
+                declaring[0].unresolved.extend(
+                    reason for reason in undeclared.unresolved if reason not in declaring[0].unresolved
+                )
 
     def sorted_write_sites(self) -> list[WriteSite]:
         return sorted(self.write_sites.values(), key=lambda site: (site.location, site.site))
 
     def totals(self, findings: int) -> dict[str, int]:
+        self._merge_undeclared()
         graphs = self.graphs.values()
         counts: dict[str, int] = {
             status: sum(graph.count(status) for graph in graphs) for status in NODE_STATUSES
@@ -198,9 +246,19 @@ def _new_graph(
     graph_type: Type,
     fallback: Sequence[TypeInfo],
     given: Sequence[TypeInfo] = (),
+    call_roles: Sequence[tuple[str, str]] = (),
 ) -> GraphCoverage:
     infos = list(given) or discovery.graph_type_schemas(graph_type) or list(fallback)
     roles = _roles(graph_type)
+    given_roles = {role for _, role in call_roles}
+    if given_roles:
+        # A role the call gives a class explicitly is that class's alone.
+        roles = {name: tuple(r for r in had if r not in given_roles) for name, had in roles.items()}
+    for fullname, role in call_roles:
+        if role not in roles.get(fullname, ()):
+            roles[fullname] = (*roles.get(fullname, ()), role)
+    order = [role for _, role in _ROLES]
+    roles = {name: tuple(sorted(had, key=order.index)) for name, had in roles.items() if had}
     # A class the graph's type does not name: an agent's middleware's, or any when the type names
     # none (a builder from a factory).
     other = ("middleware",) if given else ("graph",)
@@ -213,6 +271,31 @@ def _new_graph(
     return GraphCoverage(declared_at, schemas, names)
 
 
+# The role of each ``StateGraph(...)`` argument that names a schema (``input`` / ``output``: the
+# deprecated spellings).
+_ARGUMENT_ROLES: Final = {
+    "state_schema": "state",
+    "input_schema": "input",
+    "input": "input",
+    "output_schema": "output",
+    "output": "output",
+}
+
+
+def _call_roles(ctx: FunctionContext) -> list[tuple[str, str]]:
+    """The role each class has by the ``StateGraph(...)`` argument that names it."""
+    call = ctx.context
+    found: list[tuple[str, str]] = []
+    if not isinstance(call, CallExpr):
+        return found
+    for index, (arg, name) in enumerate(zip(call.args, call.arg_names)):
+        role = "state" if name is None and index == 0 else _ARGUMENT_ROLES.get(name or "")
+        info = discovery.schema_class(arg, discovery.NO_TYPE) if role is not None else None
+        if info is not None and role is not None:
+            found.append((info.fullname, role))
+    return found
+
+
 def _builder_location(api: TypeChecker, ctx: MethodContext) -> Location | None:
     """Where the variable a method is called on was assigned (``builder = StateGraph(State)``), when
     it is a variable of this module or of the function being checked."""
@@ -220,6 +303,11 @@ def _builder_location(api: TypeChecker, ctx: MethodContext) -> Location | None:
     if not isinstance(call, CallExpr) or not isinstance(call.callee, MemberExpr):
         return None
     receiver = call.callee.expr
+    while isinstance(receiver, CallExpr) and isinstance(receiver.callee, MemberExpr):
+        receiver = receiver.callee.expr  # a chained call on the builder returns the builder
+    if isinstance(receiver, CallExpr):
+        # ``StateGraph(S).add_node(...)``: the graph that call declares.
+        return _location(api, receiver.line)
     if not isinstance(receiver, NameExpr) or not isinstance(receiver.node, Var):
         return None
     if receiver.kind == LDEF or (
@@ -347,13 +435,19 @@ def _as_data(recorder: CoverageRecorder, findings: int) -> dict[str, Any]:
                     }
                     for node in _sorted_nodes(graph)
                 ],
+                "unresolved": list(graph.unresolved),
                 "nodes_checked": graph.checked(),
                 "nodes_total": len(graph.nodes),
             }
             for graph in recorder.sorted_graphs()
         ],
         "write_sites": [
-            {"site": site.site, **site.location._asdict(), "graph": site.graph}
+            {
+                "site": site.site,
+                **site.location._asdict(),
+                "graph": site.graph,
+                "unresolved": site.unresolved,
+            }
             for site in recorder.sorted_write_sites()
         ],
         "totals": recorder.totals(findings),
@@ -373,13 +467,14 @@ def as_text(recorder: CoverageRecorder, findings: int) -> str:
             lines.append(
                 f"  {node.status:<9} node {node.name} ({_at(node.location)}){reason}"
             )
+        lines.extend(f"  unresolved: {reason}" for reason in graph.unresolved)
         lines.append(f"  nodes checked {graph.checked()}/{len(graph.nodes)}")
         lines.append("")
     write_sites = recorder.sorted_write_sites()
     if write_sites:
         lines.append("write sites")
         for site in write_sites:
-            written = f" (graph {site.graph})" if site.graph else ""
+            written = f" (graph {site.graph})" if site.graph else _unknown_graph(site)
             lines.append(f"  {site.site} ({_at(site.location)}){written}")
         lines.append("")
     lines.append(_totals_line(recorder.totals(findings)))
@@ -403,17 +498,24 @@ def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
                 for node in _sorted_nodes(graph)
             ]
             lines.append("")
+        if graph.unresolved:
+            lines += [*(f"- Unresolved: {reason}" for reason in graph.unresolved), ""]
         lines += [f"Nodes checked {graph.checked()}/{len(graph.nodes)}", ""]
     write_sites = recorder.sorted_write_sites()
     if write_sites:
         lines += ["## Write sites", "", "| site | where | graph |", "|---|---|---|"]
         lines += [
-            f"| `{site.site}` | {_at(site.location)} | {f'`{site.graph}`' if site.graph else ''} |"
+            f"| `{site.site}` | {_at(site.location)} |"
+            f" {f'`{site.graph}`' if site.graph else _unknown_graph(site).strip()} |"
             for site in write_sites
         ]
         lines.append("")
     lines += ["## Totals", "", _totals_line(recorder.totals(findings))]
     return "\n".join(lines)
+
+
+def _unknown_graph(site: WriteSite) -> str:
+    return f" (graph unknown: {site.unresolved})" if site.unresolved else ""
 
 
 def _graph_title(graph: GraphCoverage) -> str:

@@ -14,13 +14,25 @@ from typing import Final
 
 from mypy.checker import TypeChecker
 from mypy.maptype import map_instance_to_supertype
-from mypy.nodes import Expression, ListExpr, TupleExpr, TypeInfo, Var
+from mypy.nodes import Expression, TypeInfo, Var
 from mypy.subtypes import find_member
-from mypy.types import CallableType, Instance, Overloaded, Type, TypeType, get_proper_type
+from mypy.types import (
+    AnyType,
+    CallableType,
+    Instance,
+    Overloaded,
+    Type,
+    TypedDictType,
+    TypeType,
+    TypeVarType,
+    get_proper_type,
+)
 
-from mypy_lgstate.routes import discovery, sites
+from mypy_lgstate.routes import discovery, middleware_lists, sites
 
 AGENT_MIDDLEWARE: Final = "langchain.agents.middleware.types.AgentMiddleware"
+# The channel an agent with a ``response_format=`` keeps the parsed response in.
+STRUCTURED_RESPONSE: Final = "structured_response"
 # The hooks create_agent adds as graph nodes (``wrap_*`` hooks wrap calls and write no state).
 NODE_HOOKS: Final = tuple(
     f"{prefix}{when}_{what}"
@@ -31,24 +43,30 @@ NODE_HOOKS: Final = tuple(
 
 
 def middleware_of(
-    argument: tuple[Expression, Type] | None, api: TypeChecker
-) -> list[Instance]:
-    """The middleware passed as ``middleware=``: each item of a list or tuple display by its own
-    type (the list's type is their join), else the item type of the argument's type."""
+    argument: tuple[Expression, Type] | None, api: TypeChecker, scope: middleware_lists.Scope, line: int
+) -> tuple[list[Instance], list[str]]:
+    """The middleware passed as ``middleware=`` (each item by its own class: the list's type is
+    their join), followed through the list's variables and helpers in this module
+    (``middleware_lists``); and why some items are not known, if so."""
     if argument is None:
-        return []
+        return [], []
     expr, typ = argument
-    if isinstance(expr, (ListExpr, TupleExpr)):
-        types = [api.lookup_type_or_none(item) for item in expr.items]
-    else:
+    items = middleware_lists.middleware_items(expr, api, scope, line)
+    types = items.types
+    if items.unresolved:
+        # What the list's declared type says of the rest (usually the join, AgentMiddleware).
         proper = get_proper_type(typ)
-        types = [proper.args[0]] if isinstance(proper, Instance) and proper.args else []
+        types = [*types, proper.args[0]] if isinstance(proper, Instance) and proper.args else types
     found: list[Instance] = []
     for item in types:
-        middleware = get_proper_type(item) if item is not None else None
-        if isinstance(middleware, Instance) and middleware.type.has_base(AGENT_MIDDLEWARE):
+        middleware = get_proper_type(item)
+        if (
+            isinstance(middleware, Instance)
+            and middleware.type.has_base(AGENT_MIDDLEWARE)
+            and middleware not in found
+        ):
             found.append(middleware)
-    return found
+    return found, items.unresolved
 
 
 def declared_state_schema(middleware: Instance) -> TypeInfo | None:
@@ -97,3 +115,33 @@ def hook_nodes(middleware: Instance) -> list[sites.Node]:
         if bound is not None:
             found.append(sites.Node(f"{middleware.type.name}.{hook}", bound))
     return found
+
+
+def structured_response(agent: Type) -> Type | None:
+    """The type of the ``structured_response`` an agent keeps, from its graph's type
+    (``CompiledStateGraph[AgentState[Model], ...]``: mypy inferred ``Model`` from the
+    ``response_format=`` argument, a class or a ``ToolStrategy(Model)`` / ``ProviderStrategy(Model)``).
+    ``None`` when the response is untyped (a JSON-schema dict)."""
+    proper = get_proper_type(agent)
+    if not isinstance(proper, Instance) or not proper.args:
+        return None
+    state = get_proper_type(proper.args[0])
+    if not isinstance(state, TypedDictType):
+        return None
+    response = state.items.get(STRUCTURED_RESPONSE)
+    if response is None or isinstance(get_proper_type(response), (AnyType, TypeVarType)):
+        return None
+    if _is_loose_dict(response):
+        return None
+    return response
+
+
+def _is_loose_dict(typ: Type) -> bool:
+    """``dict[str, Any]``: a raw JSON-schema ``response_format`` gives a plain dict back."""
+    proper = get_proper_type(typ)
+    return (
+        isinstance(proper, Instance)
+        and proper.type.fullname == "builtins.dict"
+        and len(proper.args) == 2
+        and isinstance(get_proper_type(proper.args[1]), AnyType)
+    )

@@ -22,6 +22,7 @@ from mypy.nodes import (
     AssignmentStmt,
     Block,
     CallExpr,
+    ClassDef,
     Decorator,
     Expression,
     ExpressionStmt,
@@ -35,6 +36,7 @@ from mypy.nodes import (
     NameExpr,
     OverloadedFuncDef,
     RefExpr,
+    ReturnStmt,
     Statement,
     StrExpr,
     SymbolNode,
@@ -49,7 +51,8 @@ from mypy.typeops import bind_self
 from mypy.types import FunctionLike, Instance, Type, get_proper_type
 from mypy.typevars import fill_typevars
 
-from mypy_lgstate.routes import discovery
+from mypy_lgstate.routes import discovery, factories
+from mypy_lgstate.routes.middleware_lists import statements
 
 # Builder methods that add a class to the graph's channels.
 ADDING_METHODS: Final = frozenset({"add_node", "add_conditional_edges", "add_sequence"})
@@ -59,11 +62,16 @@ Scope = FuncItem | MypyFile
 
 def receiver_name(expr: Expression) -> str | None:
     """The builder a method is called on: ``builder`` in ``builder.add_node(...).add_edge(...)``,
-    ``self.graph`` in ``self.graph.add_node(...)``; ``None`` for anything else."""
+    ``self.graph`` in ``self.graph.add_node(...)``, the call that made it in
+    ``StateGraph(S).add_node(...)``; ``None`` for anything else."""
     while isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr):
         expr = expr.callee.expr  # a chained call on the builder returns the builder
     if isinstance(expr, NameExpr):
         return expr.name
+    if isinstance(expr, CallExpr):
+        # ``StateGraph(S).add_node(...).add_node(...)``: the chain's calls share the builder
+        # that call makes, named by where it is.
+        return f"<builder@{expr.line}:{expr.column}>"
     if isinstance(expr, MemberExpr):
         owner = receiver_name(expr.expr)
         return f"{owner}.{expr.name}" if owner is not None else None
@@ -95,6 +103,8 @@ def _builder_calls(body: list[Statement]) -> Iterator[tuple[CallExpr, str]]:
             yield from _chain(stmt.expr)
         elif isinstance(stmt, AssignmentStmt):
             yield from _chain(stmt.rvalue)
+        elif isinstance(stmt, ReturnStmt) and stmt.expr is not None:
+            yield from _chain(stmt.expr)  # a factory's ``return StateGraph(S).add_node(...)``
         elif isinstance(stmt, IfStmt):
             for block in (*stmt.body, stmt.else_body):
                 yield from _block_calls(block)
@@ -220,3 +230,107 @@ def _method_of_instance(expr: MemberExpr, scope: Scope) -> SymbolNode | None:
         info = typ.type if isinstance(typ, Instance) else None
     sym = info.get(expr.name) if info is not None else None
     return sym.node if sym is not None else None
+
+
+def node_graph_classes(tree: MypyFile) -> dict[str, tuple[TypeInfo, ...]]:
+    """For each function of ``tree`` added as a node (or path function) in ``tree``, the classes its graph's strict
+    allowlist derives from: the ``StateGraph(...)`` call's schemas (the context schema included) and
+    every class the same builder's nodes and path functions add (docs/discovery.md). Read once per
+    module from its syntax tree and declarations: the same in every mode, wherever the node's own
+    body is checked from."""
+    found: dict[str, dict[TypeInfo, None]] = {}
+    for scope in _module_scopes(tree):
+        body = scope.defs if isinstance(scope, MypyFile) else scope.body.body
+        declared = _declared_builders(body, tree, scope)
+        added = scope_classes(scope)
+        for call, method in _builder_calls(body):
+            assert isinstance(call.callee, MemberExpr)
+            receiver = receiver_name(call.callee.expr)
+            function = _node_function(call, method)
+            if receiver is None or function is None:
+                continue
+            classes = found.setdefault(function, {})
+            for info in (*declared.get(receiver, ()), *added.get(receiver, ())):
+                classes[info] = None
+    return {name: tuple(classes) for name, classes in found.items()}
+
+
+def _module_scopes(tree: MypyFile) -> Iterator[Scope]:
+    """The module's top level, its functions, and the methods of its classes."""
+    yield tree
+    for defn in tree.defs:
+        if isinstance(defn, Decorator):
+            defn = defn.func
+        if isinstance(defn, FuncDef):
+            yield defn
+        elif isinstance(defn, ClassDef):
+            for member in defn.defs.body:
+                if isinstance(member, Decorator):
+                    member = member.func
+                if isinstance(member, FuncDef):
+                    yield member
+
+
+def _declared_builders(
+    body: list[Statement], tree: MypyFile, scope: Scope
+) -> dict[str, list[TypeInfo]]:
+    """The schemas each builder's ``StateGraph(...)`` call names (``builder = StateGraph(S, ...)``,
+    or the root of a chain), the context schema included: compile() derives from it too."""
+    found: dict[str, list[TypeInfo]] = {}
+    for stmt in statements(body):
+        exprs: list[Expression] = []
+        if isinstance(stmt, AssignmentStmt):
+            exprs = [stmt.rvalue]
+        elif isinstance(stmt, (ExpressionStmt, ReturnStmt)) and stmt.expr is not None:
+            exprs = [stmt.expr]
+        for expr in exprs:
+            root = expr
+            while isinstance(root, CallExpr) and isinstance(root.callee, MemberExpr):
+                root = root.callee.expr
+            if not (
+                isinstance(root, CallExpr)
+                and isinstance(root.callee, RefExpr)
+                and isinstance(root.callee.node, TypeInfo)
+                and factories.is_graph_class(root.callee.node)
+            ):
+                continue
+            schemas = [*factories.call_schemas(root, tree, scope), *_context_schemas(root)]
+            if root is not expr or not isinstance(stmt, AssignmentStmt):
+                found[f"<builder@{root.line}:{root.column}>"] = schemas
+            if isinstance(stmt, AssignmentStmt) and root is expr:
+                for lvalue in stmt.lvalues:
+                    name = receiver_name(lvalue)
+                    if name is not None:
+                        found[name] = schemas
+    return found
+
+
+def _context_schemas(call: CallExpr) -> list[TypeInfo]:
+    found = []
+    for index, (arg, name) in enumerate(zip(call.args, call.arg_names)):
+        if name in discovery.RUN_SCOPED_ARGS or (name is None and index == 1):
+            info = discovery.schema_class(arg, discovery.NO_TYPE)
+            if info is not None:
+                found.append(info)
+    return found
+
+
+def _node_function(call: CallExpr, method: str) -> str | None:
+    """The fullname of the function an ``add_node`` call adds (``add_node("name", fn)``,
+    ``add_node(fn)``), or an ``add_conditional_edges`` call's path function (its ``Send``s)."""
+    positional = [arg for arg, name in zip(call.args, call.arg_names) if name is None]
+    keywords = {name: arg for arg, name in zip(call.args, call.arg_names) if name is not None}
+    if method == "add_sequence":
+        return None
+    if method == "add_conditional_edges":
+        action = keywords.get("path") or (positional[1] if len(positional) > 1 else None)
+    else:
+        action = keywords.get("action") or (positional[1] if len(positional) > 1 else None)
+        if action is None:
+            action = keywords.get("node") or (positional[0] if positional else None)
+    if not isinstance(action, RefExpr):
+        return None
+    node = action.node
+    if isinstance(node, Decorator):
+        node = node.func
+    return node.fullname if isinstance(node, FuncDef) else None

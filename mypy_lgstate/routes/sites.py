@@ -408,15 +408,54 @@ def _is_str(typ: Type) -> bool:
 # given there is read field by field, not stored whole); ``inputs`` roots hold a list of such values.
 CHANNEL_ROOTS: Final = frozenset(
     {"Command.update", "invoke.input", "ainvoke.input", "stream.input", "astream.input",
-     "update_state.values", "aupdate_state.values", "batch.inputs", "abatch.inputs"}
+     "stream_events.input", "astream_events.input", "update_state.values", "aupdate_state.values",
+     "batch.inputs", "abatch.inputs", "batch_as_completed.inputs", "abatch_as_completed.inputs",
+     "bulk_update_state.supersteps", "abulk_update_state.supersteps"}
 )
 
 
 # Roots whose value LangGraph also keeps whole, as the first checkpoint's ``__start__`` value.
 START_ROOTS: Final = frozenset(
-    {"invoke.input", "ainvoke.input", "stream.input", "astream.input", "batch.inputs",
-     "abatch.inputs"}
+    {"invoke.input", "ainvoke.input", "stream.input", "astream.input", "stream_events.input",
+     "astream_events.input", "batch.inputs", "abatch.inputs", "batch_as_completed.inputs",
+     "abatch_as_completed.inputs"}
 )
+_BULK_ROOTS: Final = frozenset({"bulk_update_state.supersteps", "abulk_update_state.supersteps"})
+STATE_UPDATE: Final = "langgraph.types.StateUpdate"
+
+
+def bulk_updates(expr: Expression, root: str) -> Iterator[tuple[Expression, str]]:
+    """The values that update the channels under ``root``: the argument itself, except for
+    ``bulk_update_state(config, [[(values, as_node), StateUpdate(values, ...)], ...])``, where each
+    update's ``values`` is applied like ``update_state``'s (rooted at
+    ``bulk_update_state.supersteps[step][update]``). Only displays tell: the declared type
+    ``Sequence[Sequence[StateUpdate]]`` holds ``dict[str, Any]`` values."""
+    if root not in _BULK_ROOTS:
+        yield expr, root
+        return
+    if not isinstance(expr, (ListExpr, TupleExpr)):
+        return
+    for step, superstep in enumerate(expr.items):
+        if not isinstance(superstep, (ListExpr, TupleExpr)):
+            continue
+        for index, update in enumerate(superstep.items):
+            values = _update_values(update)
+            if values is not None:
+                yield values, f"{root}[{step}][{index}]"
+
+
+def _update_values(update: Expression) -> Expression | None:
+    if isinstance(update, TupleExpr) and update.items:
+        return update.items[0]
+    if (
+        isinstance(update, CallExpr)
+        and isinstance(update.callee, RefExpr)
+        and update.callee.fullname == STATE_UPDATE
+    ):
+        for arg, name in zip(update.args, update.arg_names):
+            if name in (None, "values"):
+                return arg
+    return None
 
 
 # The three functions below are about a value under a root whose value updates the channels key by
