@@ -124,6 +124,7 @@ class LGStatePlugin(Plugin):
             earlier.forget()
         _LIVE_PLUGINS.add(self)
         self._checks: Checks | None = None
+        self._writes_no_cache = options.fine_grained_incremental or options.cache_dir == os.devnull
         # Asked for twice per module, and stored in each module's cache entry: a short digest.
         self._config_data = digest
         self._state_classes_by_module: dict[str, list[str]] = {}
@@ -240,6 +241,16 @@ class LGStatePlugin(Plugin):
         return None
 
     def report_config_data(self, ctx: ReportConfigContext) -> object:
+        if not ctx.is_check and self._modules is not None:
+            # mypy is about to write the module's cache: mypy 2.x writes it once the module's
+            # interface is checked, before its bodies (and before ``get_additional_indirect_deps``).
+            # The last moment to put the channels its classes declare into their metadata, where
+            # every later run, worker and module reads them (``channels``).
+            file = self._modules.get(ctx.id)
+            if file is not None:
+                from mypy_lgstate.checker.channels import record_module
+
+                record_module(file, self._modules)
         # Library and typeshed modules never hold findings: keep their caches across option changes.
         path = ctx.path
         for library_dir in LIBRARY_DIRS:
@@ -250,6 +261,12 @@ class LGStatePlugin(Plugin):
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
         # Called once a module is checked: the one moment a class named in ``state_classes`` can
         # be checked in its own module, whatever else uses it.
+        if self._writes_no_cache:
+            # The channels of the module's classes: recorded as the cache is written, or here in
+            # the runs that write none (the daemon), where ``report_config_data`` is not asked.
+            from mypy_lgstate.checker.channels import record_module
+
+            record_module(file, self._modules or {})
         names = self._state_classes_by_module.get(file.fullname)
         if names:
             self.checks.check_configured_state_classes(file, names, self._modules)

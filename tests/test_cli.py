@@ -931,7 +931,7 @@ def test_report_on_the_example_application_is_the_one_the_readme_shows(cache_dir
     assert "  checked   node FollowUp.after_model (examples/triage/assistant.py:42)" in lines
     assert lines[-1] == (
         "3 graphs, nodes checked 7/8 (from bodies 0, unchecked 1, opaque 0), 9 write sites,"
-        " 12 findings"
+        " 13 findings"
     )
     assert f"```text\n{result.stdout}```" in (ROOT / "README.md").read_text()
 

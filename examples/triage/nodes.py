@@ -84,7 +84,11 @@ def human_review(state: TicketState) -> Command[Literal["send_reply", "escalate"
                 "approved_at": datetime.now(timezone.utc),
             },
         )
-    return Command(goto="escalate", update={"approved": False})
+    return Command(
+        goto="escalate",
+        # MISTAKE: "approved" is declared bool; the str is stored as it is (and "no" is truthy)
+        update={"approved": "no"},
+    )
 
 
 class SendUpdate(TypedDict):

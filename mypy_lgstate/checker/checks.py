@@ -33,7 +33,7 @@ from mypy.plugin import FunctionContext, MethodContext
 from mypy.server.trigger import make_trigger, make_wildcard_trigger
 from mypy.types import AnyType, CallableType, Type, TypeOfAny, get_proper_type
 
-from mypy_lgstate.checker import drift, errorcodes as codes, repeats
+from mypy_lgstate.checker import channels, drift, errorcodes as codes, repeats
 from mypy_lgstate.checker.allowlist import derive_allowlist
 from mypy_lgstate.checker.report import fail, report
 from mypy_lgstate.checker.walker import Findings, Walker
@@ -72,6 +72,19 @@ GRAPH_INPUTS: Final = {
     "bulk_update_state": {"supersteps": "bulk_update_state.supersteps"},
     "abulk_update_state": {"supersteps": "abulk_update_state.supersteps"},
 }
+
+# Write sites whose values update channels one key at a time, with how messages name the writer.
+CHANNEL_TYPE_WRITERS: Final = {
+    "Command.update": "Command.update",
+    "update_state.values": "update_state",
+    "aupdate_state.values": "aupdate_state",
+}
+
+
+class _NodeGraph(NamedTuple):
+    function: FuncDef
+    channels: tuple[frozenset[str], str]
+    schemas: tuple[TypeInfo, ...]
 
 
 class _Body(NamedTuple):
@@ -132,7 +145,14 @@ class Checks:
         # The graph a variable or factory of the module evaluates to, when its type names no schema.
         self._built: dict[SymbolNode, factories.Built] = {}
         # Each module's node functions and the classes of their graphs (strict msgpack).
-        self._node_graphs: dict[str, tuple[MypyFile, dict[str, tuple[TypeInfo, ...]]]] = {}
+        self._graph_classes: dict[str, tuple[MypyFile, dict[str, tuple[TypeInfo, ...]]]] = {}
+        self._lookup = lookup
+        # What each graph's channels accept (``channels``), by its schemas.
+        self._accepting: dict[tuple[TypeInfo, ...], dict[str, list[channels.Channel]]] = {}
+        self._special: dict[tuple[TypeInfo, ...], channels.Special] = {}
+        # The graph of each node function of the module being checked, by fullname: a
+        # ``Command(update=...)`` its body builds writes that graph's channels.
+        self._node_graphs: dict[str, _NodeGraph] = {}
 
     def forget(self) -> None:
         """Drop what was memoized from classes (a new ``dmypy`` run: they may have been edited)."""
@@ -143,7 +163,9 @@ class Checks:
         self._messages.clear()
         self._declared.clear()
         self._built.clear()
-        self._node_graphs.clear()
+        self._graph_classes.clear()
+        self._accepting.clear()
+        self._special.clear()
         self._modules_of.clear()
         self._scopes.clear()
         self._decorated_by_module.clear()
@@ -355,12 +377,26 @@ class Checks:
         if params is None:
             return ctx.default_return_type
         # A node's declared state parameter stands in for the graph's state schema; the strict
-        # allowlist is the whole graph's when this module adds the node (``builders``).
+        # allowlist is the whole graph's when this module adds the node (``builders``); a
+        # Command's keys and channel types take the graph of the node that builds it, if known.
         state = sites.state_schema_of_enclosing_node(ctx.api)
         schemas = (state,) if state is not None else ()
-        allowed = self._allowlist((*schemas, *self._enclosing_graph(ctx.api))) if self._strict else None
-        self._check_values(ctx, params, schemas, allowed)
+        allowed = (
+            self._allowlist((*schemas, *self._enclosing_graph_classes(ctx.api)))
+            if self._strict
+            else None
+        )
+        graph = self._enclosing_graph(ctx.api) if "update" in params else None
+        self._check_values(ctx, params, schemas, allowed, graph=graph)
         return ctx.default_return_type
+
+    def _enclosing_graph(self, api: TypeChecker) -> _NodeGraph | None:
+        """The graph of the node whose body is being checked, when this module registers it."""
+        function = api.scope.current_function()
+        if not isinstance(function, FuncDef):
+            return None
+        found = self._node_graphs.get(function.fullname)
+        return found if found is not None and found.function is function else None
 
     def graph_input(self, ctx: MethodContext) -> Type:
         assert isinstance(ctx.context, CallExpr) and isinstance(ctx.context.callee, MemberExpr)
@@ -372,16 +408,16 @@ class Checks:
         self._check_values(ctx, params, schemas, self._allowlist(schemas), unresolved)
         return ctx.default_return_type
 
-    def _enclosing_graph(self, api: TypeChecker) -> tuple[TypeInfo, ...]:
+    def _enclosing_graph_classes(self, api: TypeChecker) -> tuple[TypeInfo, ...]:
         """The classes of the graph the function being checked is a node of, when this module adds
         it (indexed once per module tree)."""
         function = api.scope.current_function()
         if not isinstance(function, FuncDef):
             return ()
         tree = api.tree
-        known = self._node_graphs.get(tree.fullname)
+        known = self._graph_classes.get(tree.fullname)
         if known is None or known[0] is not tree:
-            known = self._node_graphs[tree.fullname] = (tree, builders.node_graph_classes(tree))
+            known = self._graph_classes[tree.fullname] = (tree, builders.node_graph_classes(tree))
         return known[1].get(function.fullname, ())
 
     def _built_graph(
@@ -528,7 +564,14 @@ class Checks:
         allowed: frozenset[str] | None,
     ) -> None:
         for info in schemas:
-            self._emit(api, self.walker.check_state_class(info), context, allowed=allowed)
+            findings = self.walker.check_state_class(info)
+            special = self._special_keys(api, (info,))
+            if special.messages or special.untracked:
+                # add_messages stores messages, whatever the field declares; an untracked channel
+                # is never checkpointed from node writes.
+                fields = [f"{info.name}.{key}" for key in (*special.messages, *special.untracked)]
+                findings = sites.outside(findings, fields)
+            self._emit(api, findings, context, allowed=allowed)
             self._check_drift(api, info, context)
 
     def _check_drift(self, api: TypeChecker, info: TypeInfo, context: Context) -> None:
@@ -578,6 +621,8 @@ class Checks:
         """``record`` tells ``lgstate report`` what each node is (checked from its declared type or
         from its body, unchecked, opaque)."""
         for node in nodes:
+            if channels is not None:
+                self._note_node_graph(api, node, channels, schemas)
             ret = sites.node_return_type(node.type)
             function = (
                 bodies.local_function(node, api)
@@ -614,6 +659,7 @@ class Checks:
                         )
             # A field of the channel's own declared type was checked with the schema (``repeats``).
             restated = repeats.restated_update_fields(ret, f"{node.name}()", self._channel_types(schemas))
+            untracked = [f"{node.name}().{key}" for key in self._special_keys(api, schemas).untracked]
             for path, typ in shape.checked:
                 if path in restated:
                     continue
@@ -624,10 +670,24 @@ class Checks:
                     schemas,
                     self._channel_types(schemas),
                 )
-                if unknown or restated:
-                    # LangGraph drops the unknown keys: what they hold never reaches a checkpoint.
-                    findings = sites.outside(findings, [*unknown, *restated])
+                if unknown or restated or untracked:
+                    # LangGraph drops the unknown keys, and never checkpoints untracked ones: what
+                    # they hold never reaches a checkpoint.
+                    findings = sites.outside(findings, [*unknown, *restated, *untracked])
                 self._emit(api, findings, context, at_fields=False, allowed=allowed)
+
+    def _note_node_graph(
+        self,
+        api: TypeChecker,
+        node: sites.Node,
+        channels: tuple[frozenset[str], str],
+        schemas: tuple[TypeInfo, ...],
+    ) -> None:
+        """Remember the graph of a node defined in this module (its body is checked after the
+        module's top level, where the node is registered)."""
+        function = bodies.local_function(node, api)
+        if function is not None:
+            self._node_graphs[function.fullname] = _NodeGraph(function, channels, schemas)
 
     def _read_later(self, body: _Body) -> None:
         """Read ``body`` once its module is checked (``finish_module``); in the daemon, also as
@@ -678,15 +738,20 @@ class Checks:
                     fail(api, message, key, codes.UNKNOWN_KEY)
             # LangGraph drops the unknown keys; a channel's own declared type was checked there.
             declared = self._channel_types(body.schemas)
+            dropped = [*unknown, *self._special_keys(api, body.schemas).untracked]
             values = [
                 value
                 for value in bodies.values(returned, root, api)
-                if not bodies.under_keys(value, root, unknown)
+                if not bodies.under_keys(value, root, dropped)
                 and not bodies.declared_as(value, root, declared)
             ]
-            self._check_written(
+            reported = self._check_written(
                 api, values, root, body.schemas, body.allowed, updates=True, dotted=True
             )
+            written = [
+                (key, expr) for key, expr in bodies.written_items(returned) if key not in unknown
+            ]
+            self._check_channel_types(api, f'Node "{name}"', written, body.schemas, root, reported)
 
     def dict_display(self, ctx: FunctionContext) -> Type:
         """A dict display being checked (the daemon only). dmypy rechecks a node's body alone when
@@ -732,10 +797,12 @@ class Checks:
         schemas: tuple[TypeInfo, ...],
         allowed: frozenset[str] | None,
         unresolved: str | None = None,
+        graph: _NodeGraph | None = None,
     ) -> None:
         """Check what a write site adds to the checkpoint. ``schemas`` are the graph-state classes
         of the graph being written (as far as the call tells): an instance of one of them was checked
-        where it became graph state, and is not reported again at every call that passes it."""
+        where it became graph state, and is not reported again at every call that passes it.
+        ``graph``: the graph of the node whose body builds this ``Command``."""
         api = ctx.api
         assert isinstance(api, TypeChecker)
         for argument, site in sites.call_values(ctx, params):
@@ -743,19 +810,65 @@ class Checks:
                 recorder.write_site(ctx, site, argument, schemas, unresolved)
             declared = self._channel_types(schemas)
             for expr, root in sites.bulk_updates(argument, site):
-                values = sites.update_pairs(expr, root, api) if root == "Command.update" else None
-                self._check_written(
-                    api,
-                    [
-                        value
-                        for value in values or sites.values_of(expr, root, api)
-                        if not repeats.restated_item(value, root, declared)
-                    ],
-                    root,
-                    schemas,
-                    allowed,
-                    updates=site in sites.CHANNEL_ROOTS,
-                )
+                self._check_update(api, expr, root, site, schemas, allowed, graph, declared)
+
+    def _check_update(
+        self,
+        api: TypeChecker,
+        expr: Expression,
+        root: str,
+        site: str,
+        schemas: tuple[TypeInfo, ...],
+        allowed: frozenset[str] | None,
+        graph: _NodeGraph | None,
+        declared: dict[str, list[Type]],
+    ) -> None:
+        """One value a write site adds: its serializer findings, then its channel types."""
+        pairs = sites.update_pairs(expr, root, api) if root == "Command.update" else None
+        values = [
+            value
+            for value in pairs or sites.values_of(expr, root, api)
+            if not repeats.restated_item(value, root, declared)
+        ]
+        items = channels.update_items(expr) if root in CHANNEL_TYPE_WRITERS else []
+        typed = schemas
+        if graph is not None and root == "Command.update":
+            typed = graph.schemas
+            unknown = self._unknown_command_keys(api, graph, items)
+            items = [(key, value) for key, value in items if key.value not in unknown]
+            values = [value for value in values if not bodies.under_keys(value, root, unknown)]
+        if site in sites.CHANNEL_ROOTS and site not in sites.START_ROOTS:
+            # An untracked channel is never checkpointed; a graph input is, whole (__start__).
+            untracked = list(self._special_keys(api, typed).untracked)
+            values = [value for value in values if not bodies.under_keys(value, root, untracked)]
+        reported = self._check_written(
+            api, values, root, schemas, allowed, updates=site in sites.CHANNEL_ROOTS
+        )
+        if items:
+            written = [(key.value, value) for key, value in items]
+            self._check_channel_types(api, CHANNEL_TYPE_WRITERS[root], written, typed, root, reported)
+
+    def _unknown_command_keys(
+        self, api: TypeChecker, graph: _NodeGraph, items: list[tuple[StrExpr, Expression]]
+    ) -> list[str]:
+        """The keys of a node's ``Command(update=...)`` that are not channels of its graph,
+        reported on the key (LangGraph drops them)."""
+        names, state = graph.channels
+        node = bodies.function_name(graph.function)
+        unknown = []
+        for key, _ in items:
+            if key.value not in names:
+                unknown.append(key.value)
+                message = codes.unknown_command_key_message(node, key.value, state)
+                fail(api, message, key, codes.UNKNOWN_KEY)
+        return unknown
+
+    def _special_keys(self, api: TypeChecker, schemas: tuple[TypeInfo, ...]) -> channels.Special:
+        """The keys whose channel stores messages (``add_messages``) or is never checkpointed."""
+        found = self._special.get(schemas)
+        if found is None:
+            found = self._special[schemas] = channels.special_keys(schemas, api.modules)
+        return found
 
     def _check_written(
         self,
@@ -767,12 +880,13 @@ class Checks:
         *,
         updates: bool,
         dotted: bool = False,
-    ) -> None:
+    ) -> set[str]:
         """Check the values written under ``root``, each reported where it is written. ``updates``:
         the value at ``root`` updates the channels key by key (a ``Command.update``, a graph's input,
         what a node returns), rather than being stored whole; ``dotted`` shows a node's keys as
-        ``node().key`` (``bodies.dotted``)."""
-        messages = self._messages_channels(schemas)
+        ``node().key`` (``bodies.dotted``). Returns the paths of the values it reported."""
+        messages = self._messages_channels(schemas) | self._special_keys(api, schemas).messages
+        reported: set[str] = set()
         for value in values:
             if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
                 continue
@@ -798,7 +912,40 @@ class Checks:
                 findings = sites.naming(findings, value.path, self.walker.type_name(value.shown))
             if dotted:
                 findings = sites.repathed(findings, lambda path: bodies.dotted(path, root))
+            if findings.problems:
+                reported.add(value.path)
             self._emit(api, findings, value.expr, at_fields=False, allowed=allowed)
+        return reported
+
+    def _check_channel_types(
+        self,
+        api: TypeChecker,
+        writer: str,
+        items: list[tuple[str, Expression]],
+        schemas: tuple[TypeInfo, ...],
+        root: str,
+        reported: set[str],
+    ) -> None:
+        """``lgstate-channel-type``: each written item against what its channel accepts. An item
+        the serializer check already reported (``reported``: paths under ``root``) is not reported
+        again: its fix (a list for a tuple, an ISO string for a datetime) is the channel's type."""
+        if not schemas or not items:
+            return
+        accepting = self._accepting.get(schemas)
+        if accepting is None:
+            accepting = self._accepting[schemas] = channels.graph_channels(
+                schemas, api.modules, self._lookup
+            )
+        for key, expr in items:
+            top = root + key_part(key)
+            if any(path == top or path.startswith((top + "[", top + "{")) for path in reported):
+                continue
+            message = channels.mismatch(
+                writer, key, expr, accepting.get(key), api.lookup_type_or_none,
+                self.walker.type_name,
+            )
+            if message is not None:
+                fail(api, message, expr, codes.CHANNEL_TYPE)
 
     def _messages_channels(self, schemas: tuple[TypeInfo, ...]) -> frozenset[str]:
         found = self._messages.get(schemas)

@@ -310,6 +310,16 @@ def values(returned: Returned, root: str, api: TypeChecker) -> Iterator[sites.Va
         yield from sites.values_of(expr, root + key_part(key.value), api)
 
 
+def written_items(returned: Returned) -> Iterator[tuple[str, Expression]]:
+    """Each channel a body's returned displays write, with the expression written to it."""
+    for display in returned.displays:
+        for key, value in display.items:
+            if isinstance(key, StrExpr):
+                yield key.value, value
+    for key, value in returned.items:
+        yield key.value, value
+
+
 def unknown_keys(returned: Returned, channels: frozenset[str]) -> Iterator[StrExpr]:
     """The returned string keys that are not channels of the graph."""
     return (key for key in returned.keys if key.value not in channels)

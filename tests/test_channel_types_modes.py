@@ -1,0 +1,164 @@
+"""Channel types give the same diagnostics in every mode: cold, warm after an edit to the state's
+module or to the graph's, parallel (``--num-workers``), and the daemon.
+
+mypy strips ``Annotated`` metadata from the types it keeps, so a channel's reducer is read from the
+state class's syntax and kept in its metadata (``mypy_lgstate/checker/channels.py``). These runs tell whether
+the reducers are still known when the state's module comes from the cache (a warm run that rechecks
+the graph alone), from another worker, or from the daemon's memory, and whether an edit to a reducer
+alone (the declared type unchanged) rechecks the graph.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from test_modes import Daemon, Project, line_of, supports_parallel_checking
+
+STATE = """\
+import operator
+from typing import Annotated, TypedDict
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+
+
+class State(TypedDict):
+    tags: Annotated[list[str], operator.add]
+    messages: Annotated[list[AnyMessage], add_messages]
+    count: int
+"""
+# The reducer of ``messages`` removed: its declared type is the same.
+STATE_NO_REDUCER = STATE.replace("Annotated[list[AnyMessage], add_messages]", "list[AnyMessage]")
+STATE_STR = STATE.replace("count: int", "count: str")
+
+GRAPH = """\
+from typing import Any
+
+from langgraph.graph import StateGraph
+
+from pkg.state import State
+
+
+def record(state: State) -> dict[str, Any]:
+    return {
+        "tags": ["a"],
+        "messages": [("user", "hi")],
+        "count": 1,
+    }
+
+
+builder = StateGraph(State)
+builder.add_node(record)
+"""
+GRAPH_EDITED = GRAPH.replace('"count": 1,', '"count": "1",')
+
+COUNT = (
+    'pkg/graph.py:{line}: error: Node "record" writes "str" to channel "count", but channel "count" is'
+    ' declared "int" in "State": LangGraph stores it unchanged, and the nodes after it read a value of'
+    ' type "str" where "int" is declared. Fix: write a value of type "int", or change the declaration'
+    ' of "count" in "State"  [lgstate-channel-type]'
+)
+MESSAGES = (
+    'pkg/graph.py:{line}: error: Node "record" writes "list[tuple[str, str]]" to channel "messages", but'
+    ' channel "messages" is declared "list[AnyMessage]" in "State": LangGraph stores it unchanged, and'
+    ' the nodes after it read a value of type "list[tuple[str, str]]" where "list[AnyMessage]" is'
+    ' declared. Fix: write a value of type "list[AnyMessage]", or change the declaration of "messages"'
+    ' in "State"  [lgstate-channel-type]'
+)
+COUNT_STR = (
+    'pkg/graph.py:{line}: error: Node "record" writes "int" to channel "count", but channel "count" is'
+    ' declared "str" in "State": LangGraph stores it unchanged, and the nodes after it read a value of'
+    ' type "int" where "str" is declared. Fix: write a value of type "str", or change the declaration'
+    ' of "count" in "State"  [lgstate-channel-type]'
+)
+CLEAN: list[str] = []
+EDITED = [COUNT.format(line=line_of(GRAPH, '"count": 1,'))]
+NO_REDUCER = [MESSAGES.format(line=line_of(GRAPH, '"messages"'))]
+STR = [COUNT_STR.format(line=line_of(GRAPH, '"count": 1,'))]
+
+CONFIG = "[mypy]\nplugins = mypy_lgstate.plugin\n\n[mypy_lgstate]\nprofile = msgpack\n"
+
+
+def create(root: Path) -> Project:
+    project = Project(root, time.time())
+    (root / "pkg").mkdir(parents=True)
+    for name, text in {
+        "pkg/__init__.py": "",
+        "pkg/state.py": STATE,
+        "pkg/graph.py": GRAPH,
+        "mypy.ini": CONFIG,
+    }.items():
+        project.write(name, text)
+    return project
+
+
+@pytest.fixture(scope="module")
+def cold(tmp_path_factory: pytest.TempPathFactory) -> Project:
+    project = create(tmp_path_factory.mktemp("channels-cold"))
+    assert project.mypy() == CLEAN
+    return project
+
+
+def test_cold_and_warm_runs_after_edits_to_each_module(cold: Project, tmp_path: Path) -> None:
+    project = cold.copy(tmp_path / "project")
+    project.write("pkg/graph.py", GRAPH_EDITED)  # the state's module comes from the cache
+    assert project.mypy() == EDITED
+    project.write("pkg/graph.py", GRAPH)
+    assert project.mypy() == CLEAN
+    project.write("pkg/state.py", STATE_NO_REDUCER)  # only the reducer changes
+    assert project.mypy() == NO_REDUCER
+    fresh = create(tmp_path / "cold-no-reducer")
+    fresh.write("pkg/state.py", STATE_NO_REDUCER)
+    assert fresh.mypy() == NO_REDUCER
+    project.write("pkg/state.py", STATE)
+    assert project.mypy() == CLEAN
+
+
+def test_parallel_runs(cold: Project, tmp_path: Path) -> None:
+    if not supports_parallel_checking():
+        pytest.skip("this mypy has no --num-workers")
+    project = cold.copy(tmp_path / "project")
+    project.write("pkg/graph.py", GRAPH_EDITED)
+    assert project.mypy("-n", "2") == EDITED
+    project.write("pkg/graph.py", GRAPH)
+    project.write("pkg/state.py", STATE_NO_REDUCER)
+    assert project.mypy("-n", "2") == NO_REDUCER
+
+
+@pytest.fixture
+def daemon(tmp_path: Path) -> Iterator[Daemon]:
+    daemon = Daemon(create(tmp_path / "project"))
+    try:
+        yield daemon
+    finally:
+        daemon.stop()
+
+
+def test_daemon_follows_edits_to_each_module(daemon: Daemon) -> None:
+    project = daemon.project
+    assert daemon.run() == CLEAN
+    project.write("pkg/graph.py", GRAPH_EDITED)
+    assert daemon.run() == EDITED
+    project.write("pkg/graph.py", GRAPH)
+    assert daemon.run() == CLEAN
+    project.write("pkg/state.py", STATE_STR)
+    assert daemon.run() == STR
+    project.write("pkg/state.py", STATE)
+    assert daemon.run() == CLEAN
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="dmypy rechecks the users of a class only when its types change (mypy.server.astdiff "
+    "compares no plugin metadata): an edit to a reducer alone leaves the graph's module unchecked "
+    "until it changes itself, or the daemon restarts",
+)
+def test_daemon_follows_an_edit_to_a_reducer_alone(daemon: Daemon) -> None:
+    project = daemon.project
+    assert daemon.run() == CLEAN
+    project.write("pkg/state.py", STATE_NO_REDUCER)
+    assert daemon.run() == NO_REDUCER
