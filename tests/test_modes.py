@@ -76,11 +76,11 @@ from pkg.models import Profile
 
 
 class State(TypedDict):
-    profile: Profile
+    profile: Profile | None
 
 
 class Update(TypedDict, total=False):
-    profile: Profile | None
+    profile: Profile
 
 
 @graph_state
@@ -111,7 +111,7 @@ def rename(state: State) -> Update:
 
 
 def reroute(state: State) -> Command[Literal["rename"]]:
-    return Command(update={"profile": cast("Profile | None", state["profile"])}, goto="rename")
+    return Command(update={"profile": cast("Profile", state["profile"])}, goto="rename")
 
 
 builder = StateGraph(State)
@@ -160,8 +160,8 @@ ARCHIVE_LINE = line_of(STATE, "profile: Profile", after="class Archive")
 
 def at_every_site(below: str, problem: str, *, state_classes: bool) -> list[str]:
     """The errors for one problem at ``profile<below>``: every state class and write site reaches it
-    (the update and the Command write ``Profile | None``, not the channel's own type, so they add to
-    it), once per file: ``again = StateGraph(State)`` reports nothing more."""
+    (the update and the Command write ``Profile``, not the channel's own ``Profile | None``, so they
+    add to it), once per file: ``again = StateGraph(State)`` reports nothing more."""
     lines = [
         f"pkg/graph.py:{STATE_GRAPH_LINE}: error: State.profile{below} "
         f"(pkg.state.State in pkg/state.py) {problem}",

@@ -808,9 +808,18 @@ class Checks:
         for argument, site in sites.call_values(ctx, params):
             if recorder is not None:
                 recorder.write_site(ctx, site, argument, schemas, unresolved)
-            declared = self._channel_types(schemas)
+            declared = self._restating(api, schemas)
             for expr, root in sites.bulk_updates(argument, site):
                 self._check_update(api, expr, root, site, schemas, allowed, graph, declared)
+
+    def _restating(self, api: TypeChecker, schemas: tuple[TypeInfo, ...]) -> dict[str, list[Type]]:
+        """The channels whose declared type an item restates (``repeats``): not the untracked
+        ones, whose fields are never reported, so that a graph input holding one still is."""
+        declared = self._channel_types(schemas)
+        untracked = self._special_keys(api, schemas).untracked if declared else ()
+        if not untracked:
+            return declared
+        return {key: types for key, types in declared.items() if key not in untracked}
 
     def _check_update(
         self,
