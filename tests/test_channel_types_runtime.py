@@ -155,3 +155,19 @@ def test_an_unknown_key_of_a_command_update_is_dropped_silently() -> None:
     out = graph.invoke({"name": "n"}, config)
     assert "typo" not in out and "typo" not in graph.get_state(config).values
     assert out["name"] == "x"
+
+
+def test_update_state_and_bulk_update_state_store_the_value_unchanged() -> None:
+    """What ``lgstate-channel-type`` says of update_state and bulk_update_state in a TypedDict state."""
+    from langgraph.types import StateUpdate
+
+    builder = StateGraph(TypedState)
+    builder.add_node("node", lambda state: {})
+    builder.add_edge(START, "node")
+    graph = builder.compile(checkpointer=InMemorySaver())
+    config: Any = {"configurable": {"thread_id": "1"}}
+    graph.invoke({"count": 1}, config)
+    graph.update_state(config, {"count": "two"}, as_node="node")
+    assert graph.get_state(config).values["count"] == "two"
+    graph.bulk_update_state(config, [[StateUpdate({"count": "three"}, "node")]])
+    assert graph.get_state(config).values["count"] == "three"

@@ -78,6 +78,9 @@ CHANNEL_TYPE_WRITERS: Final = {
     "Command.update": "Command.update",
     "update_state.values": "update_state",
     "aupdate_state.values": "aupdate_state",
+    # Each update of a bulk update (``sites.bulk_updates`` roots it under its superstep and index).
+    "bulk_update_state.supersteps": "bulk_update_state",
+    "abulk_update_state.supersteps": "abulk_update_state",
 }
 
 
@@ -839,7 +842,8 @@ class Checks:
             for value in pairs or sites.values_of(expr, root, api)
             if not repeats.restated_item(value, root, declared)
         ]
-        items = channels.update_items(expr) if root in CHANNEL_TYPE_WRITERS else []
+        writer = CHANNEL_TYPE_WRITERS.get(root) or CHANNEL_TYPE_WRITERS.get(site)
+        items = channels.update_items(expr) if writer is not None else []
         typed = schemas
         if graph is not None and root == "Command.update":
             typed = graph.schemas
@@ -855,7 +859,8 @@ class Checks:
         )
         if items:
             written = [(key.value, value) for key, value in items]
-            self._check_channel_types(api, CHANNEL_TYPE_WRITERS[root], written, typed, root, reported)
+            assert writer is not None
+            self._check_channel_types(api, writer, written, typed, root, reported)
 
     def _unknown_command_keys(
         self, api: TypeChecker, graph: _NodeGraph, items: list[tuple[StrExpr, Expression]]
