@@ -29,16 +29,7 @@ from langgraph.types import StateUpdate
 from pydantic import BaseModel
 from typing_extensions import NotRequired, TypedDict
 
-
-def _config(thread: str) -> Any:
-    return {"configurable": {"thread_id": thread}}
-
-
-def _saved_channels(graph: Any, thread: str) -> dict[str, Any]:
-    saved = graph.checkpointer.get_tuple(_config(thread))
-    assert saved is not None
-    values: dict[str, Any] = saved.checkpoint["channel_values"]
-    return values
+from test_routes_runtime import _config, _saved_channels
 
 
 def _first_start_value(graph: Any, thread: str) -> Any:
