@@ -8,7 +8,6 @@ sites), ``allowlist`` (strict msgpack) and ``report`` (where an error goes).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 import weakref
@@ -30,6 +29,7 @@ import mypy_lgstate
 from mypy_lgstate.checker import errorcodes  # noqa: F401  (registers the error codes with mypy)
 from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import ConfigError, LGStateConfig, load_config
+from mypy_lgstate.core.digest import short_digest
 from mypy_lgstate.core.libraries import LIBRARY_DIRS
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock, LockFileError, lock_path, read_lock
 
@@ -115,7 +115,7 @@ class LGStatePlugin(Plugin):
         # (a changed lock must recheck the classes it records).
         digest = self.config.digest()
         if self.lock.digest:
-            digest = hashlib.sha256(f"{digest}{self.lock.digest}".encode()).hexdigest()[:12]
+            digest = short_digest(f"{digest}{self.lock.digest}".encode())
         global __version__
         __version__ = _version(digest, daemon=_IN_DAEMON in sys.modules)
         # dmypy keeps checking with the plugin object of its first build, but makes a new one on
@@ -295,15 +295,15 @@ def _version(options_digest: str, *, daemon: bool) -> str:
     exactly the user's modules, where folding them in would discard the cache of every library too.
     """
     package = os.path.dirname(os.path.abspath(__file__))
-    source = hashlib.sha256()
+    source = bytearray()
     for folder, subfolders, names in sorted(os.walk(package)):
         subfolders.sort()
         for name in sorted(names):
             if name.endswith(".py"):
-                source.update(os.path.relpath(os.path.join(folder, name), package).encode())
+                source += os.path.relpath(os.path.join(folder, name), package).encode()
                 with open(os.path.join(folder, name), "rb") as f:
-                    source.update(f.read())
-    version = f"{mypy_lgstate.__version__}+{source.hexdigest()[:12]}"
+                    source += f.read()
+    version = f"{mypy_lgstate.__version__}+{short_digest(bytes(source))}"
     return f"{version}.{options_digest}" if daemon else version
 
 

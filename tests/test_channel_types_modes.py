@@ -18,18 +18,21 @@ import pytest
 
 from test_modes import Daemon, Project, line_of, supports_parallel_checking
 
+# The class is declared in a block, as some projects declare theirs per Python version: its channels
+# must still be recorded for the runs that read it from the cache.
 STATE = """\
 import operator
+import sys
 from typing import Annotated, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-
-class State(TypedDict):
-    tags: Annotated[list[str], operator.add]
-    messages: Annotated[list[AnyMessage], add_messages]
-    count: int
+if sys.version_info >= (3, 9):
+    class State(TypedDict):
+        tags: Annotated[list[str], operator.add]
+        messages: Annotated[list[AnyMessage], add_messages]
+        count: int
 """
 # The reducer of ``messages`` removed: its declared type is the same.
 STATE_NO_REDUCER = STATE.replace("Annotated[list[AnyMessage], add_messages]", "list[AnyMessage]")

@@ -18,7 +18,7 @@ seen by this plugin version) is not checked: whether it has reducers is unknown.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final, NamedTuple
 
 from mypy.erasetype import erase_typevars
@@ -33,10 +33,12 @@ from mypy.nodes import (
     Decorator,
     DictExpr,
     Expression,
+    FakeInfo,
     FuncDef,
     ListExpr,
     MypyFile,
     NameExpr,
+    IfStmt,
     IndexExpr,
     OverloadedFuncDef,
     RefExpr,
@@ -45,6 +47,7 @@ from mypy.nodes import (
     Statement,
     StrExpr,
     SymbolNode,
+    TryStmt,
     TupleExpr,
     TypeInfo,
     Var,
@@ -99,19 +102,35 @@ def record_module(file: MypyFile, modules: dict[str, MypyFile]) -> None:
     syntax left to find them by."""
     for defn in _class_defs(file.defs):
         info = defn.info
-        if info is not None and discovery.is_schema(info):
+        if not isinstance(info, FakeInfo) and discovery.is_schema(info):
             specs = _specs_from_syntax(defn, file, modules)
             if specs is not None:
                 info.metadata[METADATA_KEY] = {name: list(spec) for name, spec in specs.items()}
 
 
 def _class_defs(body: Sequence[Statement]) -> Iterator[ClassDef]:
+    """The classes of a module's top level and of the blocks in it (``if TYPE_CHECKING:``,
+    ``try:``), nested ones included; a function's are local to it and never a graph's elsewhere."""
     for stmt in body:
         if isinstance(stmt, ClassDef):
             yield stmt
             yield from _class_defs(stmt.defs.body)
         elif isinstance(stmt, Block):
             yield from _class_defs(stmt.body)
+        elif isinstance(stmt, IfStmt):
+            yield from _blocks_class_defs((*stmt.body, stmt.else_body))
+        elif isinstance(stmt, TryStmt):
+            yield from _blocks_class_defs(
+                (stmt.body, *stmt.handlers, stmt.else_body, stmt.finally_body)
+            )
+
+
+def _blocks_class_defs(blocks: Iterable[Block | None]) -> Iterator[ClassDef]:
+    # A block mypy found unreachable (another Python version's) was never analyzed: its classes
+    # have no ``TypeInfo``.
+    for block in blocks:
+        if block is not None and not block.is_unreachable:
+            yield from _class_defs(block.body)
 
 
 def specs_of(info: TypeInfo, modules: dict[str, MypyFile]) -> dict[str, Spec] | None:

@@ -468,6 +468,8 @@ def as_text(recorder: CoverageRecorder, findings: int) -> str:
                 f"  {node.status:<9} node {node.name} ({_at(node.location)}){reason}"
             )
         lines.extend(f"  unresolved: {reason}" for reason in graph.unresolved)
+        if not graph.nodes and not graph.unresolved:
+            lines.append(f"  {NO_NODES}")
         lines.append(f"  nodes checked {graph.checked()}/{len(graph.nodes)}")
         lines.append("")
     write_sites = recorder.sorted_write_sites()
@@ -500,6 +502,8 @@ def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
             lines.append("")
         if graph.unresolved:
             lines += [*(f"- Unresolved: {reason}" for reason in graph.unresolved), ""]
+        elif not graph.nodes:
+            lines += [f"{NO_NODES[0].upper()}{NO_NODES[1:]}.", ""]
         lines += [f"Nodes checked {graph.checked()}/{len(graph.nodes)}", ""]
     write_sites = recorder.sorted_write_sites()
     if write_sites:
@@ -512,6 +516,14 @@ def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
         lines.append("")
     lines += ["## Totals", "", _totals_line(recorder.totals(findings))]
     return "\n".join(lines)
+
+
+# A graph needs a node to compile. Nodes added by a function the builder is passed to are recorded
+# under that function's parameter, which joins this entry only when it is its state's one graph.
+NO_NODES: Final = (
+    "no nodes found: nodes added by a function this builder is passed to are listed under an entry"
+    " with no StateGraph(...) call"
+)
 
 
 def _unknown_graph(site: WriteSite) -> str:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import ast
 import configparser
-import hashlib
 import json
 import os
 import sys
 from typing import Any, Final, Literal, NamedTuple, NoReturn
+
+from mypy_lgstate.core.digest import short_digest
 
 Profile = Literal["json", "msgpack"]
 PROFILES: Final = ("json", "msgpack")
@@ -45,7 +46,7 @@ class LGStateConfig(NamedTuple):
         """A short hash of the options. mypy stores it with each user module (``report_config_data``:
         a change rechecks them), and the daemon's plugin version includes it (``dmypy run`` restarts)."""
         encoded = json.dumps(self._asdict(), sort_keys=True).encode()
-        return hashlib.sha256(encoded).hexdigest()[:12]
+        return short_digest(encoded)
 
 
 # Each option's kind, told by its default: a str (the profile, or the lock file's path), a bool, or a

@@ -9,10 +9,11 @@ check runs, so it imports nothing of mypy.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from typing import Any, Final, NamedTuple
+
+from mypy_lgstate.core.digest import short_digest
 
 FORMAT_VERSION: Final = 1
 
@@ -102,4 +103,4 @@ def parse_lock(content: bytes, shown: str) -> Lock:
             f"{shown}: lock_file: not a lock file written by this version of lgstate lock;"
             " run lgstate lock to write it again"
         )
-    return Lock(document["roots"], hashlib.sha256(content).hexdigest()[:12])
+    return Lock(document["roots"], short_digest(content))
