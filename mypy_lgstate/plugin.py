@@ -266,7 +266,7 @@ class LGStatePlugin(Plugin):
             # the runs that write none (the daemon), where ``report_config_data`` is not asked.
             from mypy_lgstate.checker.channels import record_module
 
-            record_module(file, self._modules or {})
+            record_module(file, self._modules or {}, daemon=self.options.fine_grained_incremental)
         names = self._state_classes_by_module.get(file.fullname)
         if names:
             self.checks.check_configured_state_classes(file, names, self._modules)

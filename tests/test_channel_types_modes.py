@@ -154,12 +154,6 @@ def test_daemon_follows_edits_to_each_module(daemon: Daemon) -> None:
     assert daemon.run() == CLEAN
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="dmypy rechecks the users of a class only when its types change (mypy.server.astdiff "
-    "compares no plugin metadata): an edit to a reducer alone leaves the graph's module unchecked "
-    "until it changes itself, or the daemon restarts",
-)
 def test_daemon_follows_an_edit_to_a_reducer_alone(daemon: Daemon) -> None:
     project = daemon.project
     assert daemon.run() == CLEAN

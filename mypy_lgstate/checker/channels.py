@@ -18,6 +18,7 @@ seen by this plugin version) is not checked: whether it has reducers is unknown.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final, NamedTuple
 
@@ -35,6 +36,7 @@ from mypy.nodes import (
     Expression,
     FakeInfo,
     FuncDef,
+    MDEF,
     ListExpr,
     MypyFile,
     NameExpr,
@@ -47,16 +49,19 @@ from mypy.nodes import (
     Statement,
     StrExpr,
     SymbolNode,
+    SymbolTableNode,
     TryStmt,
     TupleExpr,
     TypeInfo,
     Var,
 )
+from mypy.server.trigger import make_trigger
 from mypy.subtypes import is_subtype
 from mypy.types import (
     AnyType,
     CallableType,
     Instance,
+    LiteralType,
     ProperType,
     RawExpressionType,
     TupleType,
@@ -96,16 +101,47 @@ Spec = tuple[str, str]
 # Recording --------------------------------------------------------------------------------------
 
 
-def record_module(file: MypyFile, modules: dict[str, MypyFile]) -> None:
+def record_module(file: MypyFile, modules: dict[str, MypyFile], *, daemon: bool = False) -> None:
     """Record the channels of every schema class defined in ``file`` (its tree is still there),
     inherited ones included: a TypedDict's bases are not in its MRO, and a cached class has no
-    syntax left to find them by."""
+    syntax left to find them by. ``daemon``: also as a member of the class (``DAEMON_MEMBER``)."""
     for defn in _class_defs(file.defs):
         info = defn.info
         if not isinstance(info, FakeInfo) and discovery.is_schema(info):
             specs = _specs_from_syntax(defn, file, modules)
             if specs is not None:
-                info.metadata[METADATA_KEY] = {name: list(spec) for name, spec in specs.items()}
+                recorded = {name: list(spec) for name, spec in specs.items()}
+                info.metadata[METADATA_KEY] = recorded
+                if daemon:
+                    _record_member(info, recorded, modules)
+
+
+# dmypy rechecks what uses a class when the class's interface changes, and it compares no metadata:
+# an edit to a reducer alone (the declared type unchanged) changes nothing it compares. In the daemon
+# the channels are therefore also a hidden member of the class, typed by a literal of their record:
+# an edit changes the member, which fires its trigger, and every check that read the channels
+# depends on that trigger (``channels_trigger``).
+DAEMON_MEMBER: Final = "__mypy_lgstate_channels__"
+
+
+def _record_member(
+    info: TypeInfo, recorded: dict[str, list[str]], modules: dict[str, MypyFile]
+) -> None:
+    builtins = modules.get("builtins")
+    str_symbol = builtins.names.get("str") if builtins is not None else None
+    if str_symbol is None or not isinstance(str_symbol.node, TypeInfo):
+        return
+    text = json.dumps(recorded, sort_keys=True)
+    member = Var(DAEMON_MEMBER, LiteralType(text, Instance(str_symbol.node, [])))
+    member.info = info
+    member._fullname = f"{info.fullname}.{DAEMON_MEMBER}"
+    member.is_classvar = True
+    info.names[DAEMON_MEMBER] = SymbolTableNode(MDEF, member, plugin_generated=True)
+
+
+def channels_trigger(info: TypeInfo) -> str:
+    """The daemon's trigger that fires when the channels recorded for ``info`` change."""
+    return make_trigger(f"{info.fullname}.{DAEMON_MEMBER}")
 
 
 def _class_defs(body: Sequence[Statement]) -> Iterator[ClassDef]:

@@ -879,6 +879,7 @@ class Checks:
 
     def _special_keys(self, api: TypeChecker, schemas: tuple[TypeInfo, ...]) -> channels.Special:
         """The keys whose channel stores messages (``add_messages``) or is never checkpointed."""
+        self._follow_channels(api, schemas)
         found = self._special.get(schemas)
         if found is None:
             found = self._special[schemas] = channels.special_keys(schemas, api.modules)
@@ -945,6 +946,7 @@ class Checks:
         again: its fix (a list for a tuple, an ISO string for a datetime) is the channel's type."""
         if not schemas or not items:
             return
+        self._follow_channels(api, schemas)
         accepting = self._accepting.get(schemas)
         if accepting is None:
             accepting = self._accepting[schemas] = channels.graph_channels(
@@ -960,6 +962,14 @@ class Checks:
             )
             if message is not None:
                 fail(api, message, expr, codes.CHANNEL_TYPE)
+
+    def _follow_channels(self, api: TypeChecker, schemas: tuple[TypeInfo, ...]) -> None:
+        """In the daemon, recheck what is being checked when the channels of ``schemas`` change:
+        an edit to a reducer alone changes no type dmypy compares (``channels.DAEMON_MEMBER``)."""
+        if self._daemon:
+            target = api.tscope.current_target()
+            for info in schemas:
+                api.tree.plugin_deps.setdefault(channels.channels_trigger(info), set()).add(target)
 
     def _messages_channels(self, schemas: tuple[TypeInfo, ...]) -> frozenset[str]:
         found = self._messages.get(schemas)
