@@ -1,9 +1,9 @@
 """mypy entry point: ``plugins = ["mypy_lgstate.plugin"]``.
 
 The plugin class only dispatches: each hook is an O(1) lookup of the callee's fullname, and the work
-is done in ``checks`` (imported on the first hook that fires), with ``discovery`` (where state is
-declared), ``walker`` (what the serializer does with a type), ``sites`` (node returns and write
-sites), ``allowlist`` (strict msgpack) and ``report`` (where an error goes).
+is done in ``checks`` (imported on the first hook that fires), with the route modules (``routes/``:
+where state is declared and written), ``walker`` (what the serializer does with a type), ``writes``
+(what a write adds), ``allowlist`` (strict msgpack) and ``report`` (where an error goes).
 """
 
 from __future__ import annotations

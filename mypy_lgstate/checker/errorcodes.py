@@ -7,8 +7,8 @@ from typing import Final
 
 from mypy.errorcodes import ErrorCode
 
-# The builders that the runtime checker shares live in a module that does not import mypy.
-from mypy_lgstate.core.messages import allowlist_message as allowlist_message, problem_message as problem_message
+# The builder that the runtime checker shares lives in a module that does not import mypy.
+from mypy_lgstate.core.messages import problem_message as problem_message
 
 _CATEGORY: Final = "LangGraph state"
 

@@ -32,8 +32,8 @@ from mypy.plugin import CheckerPluginInterface
 
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.allowlist import is_allowed
-from mypy_lgstate.checker.walker import Anchor, Findings
-from mypy_lgstate.core.messages import TAG_END, TAG_START
+from mypy_lgstate.checker.walker import Anchor, Findings, Problem, UserClass
+from mypy_lgstate.core.messages import TAG_END, TAG_START, allowlist_what_fix
 
 # Set by the ``lgstate`` command for its builds: each message of a problem that may be reached from
 # several files ends with its identity, which the command strips (``findings.parse_mypy_json``).
@@ -61,35 +61,25 @@ def report(
     assert isinstance(api, TypeChecker)
     if isinstance(call, TypeInfo):
         call = call.defn  # a TypedDict's TypeInfo has no line of its own
-    for problem in findings.problems:
+    found: list[tuple[Problem | UserClass, str, str, ErrorCode]] = [
+        (problem, problem.what, problem.fix, problem.code) for problem in findings.problems
+    ]
+    if allowed is not None:
+        configured = tuple(configured)
+        found += [
+            (user_class, *allowlist_what_fix(user_class.kind, user_class.fullname), codes.ALLOWLIST)
+            for user_class in findings.user_classes
+            if not is_allowed(user_class, allowed, configured)
+        ]
+    for finding, what, fix, code in found:
         if not at_fields:
-            message = codes.problem_message(
-                problem.path, problem.type_name, problem.what, problem.fix, None
-            )
-            fail(api, message, call, problem.code)
+            message = codes.problem_message(finding.path, finding.type_name, what, fix, None)
+            fail(api, message, call, code)
             continue
-        context, path, where, site = _locate(api, problem.path, problem.anchors, call)
-        message = codes.problem_message(path, problem.type_name, problem.what, problem.fix, where)
-        declared = None if site is None else problem.identity(site)
-        once(api, problem.identity(), message, context, problem.code, declared=declared)
-    if allowed is None:
-        return
-    configured = tuple(configured)
-    for user_class in findings.user_classes:
-        if is_allowed(user_class, allowed, configured):
-            continue
-        if not at_fields:
-            message = codes.allowlist_message(
-                user_class.path, user_class.type_name, user_class.kind, user_class.fullname, None
-            )
-            fail(api, message, call, codes.ALLOWLIST)
-            continue
-        context, path, where, site = _locate(api, user_class.path, user_class.anchors, call)
-        message = codes.allowlist_message(
-            path, user_class.type_name, user_class.kind, user_class.fullname, where
-        )
-        declared = None if site is None else user_class.identity(site)
-        once(api, user_class.identity(), message, context, codes.ALLOWLIST, declared=declared)
+        context, path, where, site = _locate(api, finding.path, finding.anchors, call)
+        message = codes.problem_message(path, finding.type_name, what, fix, where)
+        declared = None if site is None else finding.identity(site)
+        once(api, finding.identity(), message, context, code, declared=declared)
 
 
 def once(

@@ -58,13 +58,6 @@ def allowlist_what_fix(kind: str, fullname: str) -> tuple[str, str]:
     return what, fix
 
 
-def allowlist_message(
-    path: str, type_name: str, kind: str, fullname: str, where: str | None
-) -> str:
-    what, fix = allowlist_what_fix(kind, fullname)
-    return problem_message(path, type_name, what, fix, where)
-
-
 ENUM_JSON_FIX_START: Final = "store member.value and rebuild it with "
 
 # msgpack, measured with langgraph-checkpoint 4.3.2 and langgraph-checkpoint-sqlite 3.1.2: a

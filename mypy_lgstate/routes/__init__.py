@@ -1,5 +1,6 @@
 """Where graph state is declared and written, one module per route: schema arguments and node
-parameters (``discovery``), the other calls on a builder (``builders``), node return types and
-write sites (``sites``), node bodies (``bodies``), the functional API (``functional``) and
-LangChain agents (``agents``). Each turns what mypy and the syntax tree show into classes and values
-for ``checker.checks``."""
+parameters (``discovery``), the calls on a builder and the nodes they add (``builders``), node
+return types and write sites (``sites``), node bodies (``bodies``), the functional API
+(``functional``), LangChain agents (``agents``) and their middleware lists (``middleware_lists``),
+and graphs whose type names no schema (``factories``). Each turns what mypy and the syntax tree show
+into classes, nodes and values for ``checker.checks``, which runs the same checks on all of them."""

@@ -1,5 +1,6 @@
 """LangChain agents (``langchain.agents.create_agent``, docs/discovery.md): the state schemas an
-agent's graph is built from, and its middleware's hooks, which run as nodes.
+agent's graph is built from, its middleware's hooks, which run as nodes, and the structured
+response it keeps.
 
 ``create_agent`` merges ``state_schema`` (default ``AgentState``) with the ``state_schema`` of each
 middleware into the graph's state, and adds each middleware's ``before_*`` / ``after_*`` hooks as
@@ -10,11 +11,12 @@ instance with it. Its generic parameter (``AgentMiddleware[S]``) changes nothing
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.maptype import map_instance_to_supertype
 from mypy.nodes import Expression, TypeInfo, Var
+from mypy.plugin import FunctionContext
 from mypy.subtypes import find_member
 from mypy.types import (
     AnyType,
@@ -40,6 +42,47 @@ NODE_HOOKS: Final = tuple(
     for when in ("before", "after")
     for what in ("agent", "model")
 )
+
+
+class Agent(NamedTuple):
+    """The graph a ``create_agent(...)`` call builds, as far as the call and this module show."""
+
+    states: list[TypeInfo]  # checked as state: ``state_schema=``, each middleware's own
+    classes: tuple[TypeInfo, ...]  # every class of its channels, which compile() derives from
+    nodes: list[sites.Node]  # the middleware's hooks
+    unresolved: list[str]  # why some middleware is not known (for lgstate report)
+    # The type of the parsed response an agent with a ``response_format=`` checkpoints.
+    structured_response: Type | None
+
+
+def create_agent_graph(ctx: FunctionContext, scope: middleware_lists.Scope) -> Agent:
+    """What ``create_agent(state_schema=..., middleware=[...], response_format=...)`` declares."""
+    assert isinstance(ctx.api, TypeChecker)
+    bound = discovery.bound_arguments(ctx)
+    base = discovery.given_schema(bound, "state_schema")
+    # The graph's own type names AgentState and its input and output schemas.
+    defaults = discovery.graph_type_schemas(ctx.default_return_type)
+    states: list[TypeInfo] = [base] if base is not None else []
+    channel_classes = [*states, *defaults]
+    nodes: list[sites.Node] = []
+    given_middleware, unresolved = middleware_of(
+        bound.get("middleware"), ctx.api, scope, ctx.context.line
+    )
+    for middleware in given_middleware:
+        schema = declared_state_schema(middleware)
+        if schema is not None:
+            states.append(schema)
+        else:
+            schema = generic_state(middleware)
+        if schema is not None:
+            channel_classes.append(schema)
+        nodes.extend(hook_nodes(middleware))
+    response = (
+        structured_response(ctx.default_return_type) if "response_format" in bound else None
+    )
+    return Agent(
+        list(dict.fromkeys(states)), tuple(dict.fromkeys(channel_classes)), nodes, unresolved, response
+    )
 
 
 def middleware_of(

@@ -27,7 +27,7 @@ worker is still checking their bodies, and a warm run rechecks the graph's modul
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import NamedTuple
 
@@ -38,6 +38,7 @@ from mypy.nodes import (
     Block,
     CallExpr,
     ConditionalExpr,
+    Context,
     Decorator,
     DictExpr,
     Expression,
@@ -54,6 +55,7 @@ from mypy.nodes import (
     Statement,
     StrExpr,
     TryStmt,
+    TypeInfo,
     Var,
     WhileStmt,
     WithStmt,
@@ -63,6 +65,54 @@ from mypy.types import AnyType, CallableType, Instance, NoneType, Type, get_prop
 
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import sites
+
+
+class Body(NamedTuple):
+    """A node whose body is read once its module is checked: what it is checked with."""
+
+    api: TypeChecker
+    function: FuncDef
+    context: Context  # the call that registers the node
+    label: str  # the node's name in the graph, for lgstate-untyped-node
+    shown: str | None  # its declared return type, for the same message
+    channels: tuple[frozenset[str], str] | None
+    schemas: tuple[TypeInfo, ...]
+    allowed: frozenset[str] | None
+    whole: bool = False  # a functional-API function: its returned value is checkpointed as it is
+    unchecked: Callable[[], None] | None = None  # tells lgstate report when the body does not tell
+
+
+class Pending:
+    """The node bodies to read once their module is checked, by module; in the daemon, also every
+    body seen, by function, for the checks of a display mypy rechecks alone (``returned_display``)."""
+
+    def __init__(self, *, daemon: bool) -> None:
+        self._daemon = daemon
+        self._by_module: dict[str, list[Body]] = {}
+        self._known: dict[str, Body] = {}
+
+    def add(self, body: Body) -> None:
+        self._by_module.setdefault(body.api.tree.fullname, []).append(body)
+        if self._daemon:
+            self._known[body.function.fullname] = body
+
+    def finished(self, file: MypyFile) -> list[Body]:
+        """The bodies to read now that ``file`` is checked. In the daemon, a recheck of the
+        module's top level alone registers nodes without this moment following: only the ones
+        registered by the module's current checker are read."""
+        pending = self._by_module.pop(file.fullname, [])
+        current = pending[-1].api if pending else None
+        return [body for body in pending if body.api is current and body.api.tree is file]
+
+    def being_checked(self, api: object) -> Body | None:
+        """The known node body mypy is checking (the daemon)."""
+        if not self._known or not isinstance(api, TypeChecker):
+            return None
+        function = api.scope.current_function()
+        if not isinstance(function, FuncDef):
+            return None
+        body = self._known.get(function.fullname)
+        return body if body is not None and body.function is function else None
 
 
 def is_loose(ret: Type) -> bool:
@@ -219,6 +269,24 @@ def returned(defn: FuncDef) -> Returned:
         else:
             opaque = True
     return Returned(displays, items, opaque, list(_alternatives(returns)))
+
+
+def returned_display(function: FuncDef, display: Context) -> Returned | None:
+    """``display`` alone, when it is a dict display ``function`` returns."""
+    if isinstance(display, DictExpr) and any(d is display for d in returned(function).displays):
+        return Returned([display], [], False, [display])
+    return None
+
+
+def returned_item(function: FuncDef, args: list[list[Expression]]) -> Returned | None:
+    """The item of ``update["key"] = value`` (the arguments of ``dict.__setitem__``) alone, when
+    ``function`` returns ``update``."""
+    if len(args) == 2 and args[0] and args[1]:
+        key, value = args[0][0], args[1][0]
+        if any(k is key for k, _ in returned(function).items):
+            assert isinstance(key, StrExpr)
+            return Returned([], [(key, value)], False, [])
+    return None
 
 
 def _alternatives(returns: list[Expression]) -> Iterator[Expression]:

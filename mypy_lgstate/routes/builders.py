@@ -1,4 +1,6 @@
-"""The classes a graph builder collects from its nodes and path functions (docs/discovery.md).
+"""The calls on a graph builder (docs/discovery.md): the nodes an ``add_node`` / ``add_sequence`` /
+``add_conditional_edges`` call adds, the classes LangGraph reads from them, and the classes the other
+calls on the same builder collect.
 
 LangGraph adds the keys of a node's first-parameter class (and of an ``add_conditional_edges`` path
 function's) to the graph's channels. A node that writes such a key writes a real channel, even when
@@ -15,14 +17,17 @@ docs/discovery.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Final
+from collections.abc import Iterator, Sequence
+from typing import Final, NamedTuple
+
+from mypy.checker import TypeChecker
 
 from mypy.nodes import (
     AssignmentStmt,
     Block,
     CallExpr,
     ClassDef,
+    Context,
     Decorator,
     Expression,
     ExpressionStmt,
@@ -30,6 +35,7 @@ from mypy.nodes import (
     FuncDef,
     FuncItem,
     IfStmt,
+    LambdaExpr,
     ListExpr,
     MemberExpr,
     MypyFile,
@@ -47,17 +53,105 @@ from mypy.nodes import (
     WhileStmt,
     WithStmt,
 )
+from mypy.plugin import MethodContext
 from mypy.typeops import bind_self
 from mypy.types import FunctionLike, Instance, Type, get_proper_type
 from mypy.typevars import fill_typevars
 
-from mypy_lgstate.routes import discovery, factories
+from mypy_lgstate.routes import discovery, factories, sites
 from mypy_lgstate.routes.middleware_lists import statements
 
 # Builder methods that add a class to the graph's channels.
 ADDING_METHODS: Final = frozenset({"add_node", "add_conditional_edges", "add_sequence"})
 
 Scope = FuncItem | MypyFile
+
+
+class Added(NamedTuple):
+    """What one builder call adds to its graph: its nodes, and the classes LangGraph reads from them
+    that the graph's type does not name (an input schema, given or inferred)."""
+
+    nodes: list[sites.Node]
+    inputs: list[TypeInfo]
+
+
+def added_by_add_node(ctx: MethodContext, scope: Scope, graph: Sequence[TypeInfo]) -> Added:
+    """``add_node("name", fn)`` or ``add_node(fn)``: the node, and its ``input_schema=`` class, else
+    the class of its first parameter (LangGraph infers the node's input schema from it)."""
+    bound = discovery.bound_arguments(ctx)
+    nodes = _nodes_of_add_node(bound)
+    schema = discovery.given_schema(bound, "input_schema")
+    if schema is None and nodes:
+        inferred = input_class(nodes[0], scope)
+        schema = inferred if inferred not in graph else None
+    return Added(nodes, [schema] if schema is not None else [])
+
+
+def added_by_add_sequence(ctx: MethodContext, scope: Scope, graph: Sequence[TypeInfo]) -> Added:
+    """``add_sequence([fn, ("name", fn), ...])``: each node, and the class of its first parameter."""
+    nodes = _nodes_of_add_sequence(ctx, scope)
+    inputs = [
+        info
+        for info in dict.fromkeys(input_class(node, scope) for node in nodes)
+        if info is not None and info not in graph
+    ]
+    return Added(nodes, inputs)
+
+
+def added_by_add_conditional_edges(
+    ctx: MethodContext, scope: Scope, graph: Sequence[TypeInfo]
+) -> Added:
+    """``add_conditional_edges(source, path)``: no node, but the class of the path function's first
+    parameter."""
+    path = discovery.bound_arguments(ctx).get("path")
+    schema = input_class(sites.Node("", path[1], path[0]), scope) if path is not None else None
+    return Added([], [schema] if schema is not None and schema not in graph else [])
+
+
+def input_class(node: sites.Node, scope: Scope) -> TypeInfo | None:
+    """The class LangGraph infers as a node's (or path function's) input schema: its declared
+    first parameter. A lambda has no annotations at run time, whatever mypy infers for it."""
+    if node.expr is None or isinstance(node.expr, LambdaExpr):
+        return None
+    declared = declared_callable(node.expr, scope)
+    return discovery.first_parameter_schema(declared if declared is not None else node.type)
+
+
+def _nodes_of_add_node(bound: discovery.BoundArguments) -> list[sites.Node]:
+    """``add_node("name", fn)`` or ``add_node(fn)``."""
+    node_arg = bound.get("node")
+    action_arg = bound.get("action")
+    if node_arg is None:
+        return []
+    if action_arg is not None:
+        label = node_arg[0].value if isinstance(node_arg[0], StrExpr) else _expr_name(action_arg[0])
+        return [sites.Node(label, action_arg[1], action_arg[0])]
+    return [sites.Node(_expr_name(node_arg[0]), node_arg[1], node_arg[0])]
+
+
+def _nodes_of_add_sequence(ctx: MethodContext, scope: Scope) -> list[sites.Node]:
+    """``add_sequence([fn, ("name", fn), ...])``, item by item: a display in the call (each item by
+    its type), or a variable assigned a display in the same scope (each item by its declaration:
+    the types of another statement's expressions may not exist yet)."""
+    assert isinstance(ctx.api, TypeChecker)
+    nodes_arg = discovery.bound_arguments(ctx).get("nodes")
+    if nodes_arg is None:
+        return []
+    in_call = isinstance(nodes_arg[0], (ListExpr, TupleExpr))
+    found: list[sites.Node] = []
+    for label_expr, fn in sequence_items(nodes_arg[0], scope):
+        label = label_expr.value if isinstance(label_expr, StrExpr) else _expr_name(fn)
+        if in_call:
+            fn_type = ctx.api.lookup_type_or_none(fn)
+        else:
+            fn_type = declared_callable(fn, scope)
+        if fn_type is not None:
+            found.append(sites.Node(label, fn_type, fn))
+    return found
+
+
+def _expr_name(expr: Expression) -> str:
+    return expr.name if isinstance(expr, (NameExpr, MemberExpr)) else "<node>"
 
 
 def receiver_name(expr: Expression) -> str | None:
@@ -93,6 +187,41 @@ def scope_classes(scope: Scope) -> dict[str, list[TypeInfo]]:
             if info not in classes:
                 classes.append(info)
     return found
+
+
+class BuilderClasses:
+    """Every class a builder's graph declares, so far as a scope shows, with each scope read once
+    (a graph has several builder calls)."""
+
+    def __init__(self) -> None:
+        # The classes each builder variable of a scope adds, by (module, scope name, scope line).
+        self._scopes: dict[tuple[str, str, int], dict[str, list[TypeInfo]]] = {}
+
+    def clear(self) -> None:
+        self._scopes.clear()
+
+    def of(
+        self,
+        call: Context,
+        scope: Scope,
+        module: str,
+        graph: Sequence[TypeInfo],
+        added: Sequence[TypeInfo],
+    ) -> tuple[TypeInfo, ...]:
+        """The classes of the graph ``call``'s builder builds: the graph type's schemas (state
+        first), then the ones ``call`` adds, and the classes of every node and path added to the
+        same builder variable in ``scope``."""
+        assert isinstance(call, CallExpr)
+        callee = call.callee
+        receiver = receiver_name(callee.expr) if isinstance(callee, MemberExpr) else None
+        scanned: list[TypeInfo] = []
+        if receiver is not None:
+            key = (module, scope.fullname, scope.line)
+            by_builder = self._scopes.get(key)
+            if by_builder is None:
+                by_builder = self._scopes[key] = scope_classes(scope)
+            scanned = by_builder.get(receiver, [])
+        return tuple(dict.fromkeys((*graph, *added, *scanned)))
 
 
 def _builder_calls(body: list[Statement]) -> Iterator[tuple[CallExpr, str]]:

@@ -1,6 +1,6 @@
 """Where graph state is declared: the schema arguments of ``StateGraph(...)`` and ``add_node(...)``,
-the type of a graph (``StateGraph`` subclasses and factories), and the first-parameter class of a node
-or path callable.
+the type of a graph (``StateGraph`` subclasses and factories), the first-parameter class of a node
+or path callable, and the classes named in ``state_classes``.
 
 Only the call being checked is read (its argument expressions and their types) and the declared
 signatures they name, never function bodies; ``builders`` reads the other builder calls of the same
@@ -9,11 +9,21 @@ scope from the syntax tree. docs/discovery.md explains why.
 
 from __future__ import annotations
 
+import gc
 from typing import Final
 
 from mypy.checker import TypeChecker
 from mypy.maptype import map_instance_to_supertype
-from mypy.nodes import ARG_NAMED, ARG_OPT, ARG_POS, CallExpr, Expression, RefExpr, TypeInfo
+from mypy.nodes import (
+    ARG_NAMED,
+    ARG_OPT,
+    ARG_POS,
+    CallExpr,
+    Expression,
+    MypyFile,
+    RefExpr,
+    TypeInfo,
+)
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.subtypes import find_member
 from mypy.typevars import fill_typevars_with_any
@@ -89,9 +99,21 @@ def state_graph_schemas(ctx: FunctionContext) -> tuple[list[TypeInfo], list[Type
     return checkpointed, run_scoped
 
 
-def node_input_schema(bound: BoundArguments) -> TypeInfo | None:
-    """The ``input_schema=`` class of an ``add_node(...)`` call."""
-    given = bound.get("input_schema")
+def declared_graph_schemas(ctx: FunctionContext) -> tuple[list[TypeInfo], list[TypeInfo]]:
+    """The checkpointed and the run-scoped classes of a call of a ``StateGraph`` subclass, or of a
+    project's factory declared to return a graph (``def create_graph(state: type[S]) ->
+    StateGraph[S]``): its schema arguments, and the schemas its returned type names."""
+    checkpointed, run_scoped = state_graph_schemas(ctx)
+    for info in graph_type_schemas(ctx.default_return_type):
+        if info not in checkpointed:
+            checkpointed.append(info)
+    return checkpointed, run_scoped
+
+
+def given_schema(bound: BoundArguments, parameter: str) -> TypeInfo | None:
+    """The class a call gives as ``parameter`` (``add_node(..., input_schema=X)``,
+    ``create_agent(state_schema=X)``), when it is a schema."""
+    given = bound.get(parameter)
     return schema_class(*given) if given is not None else None
 
 
@@ -161,6 +183,29 @@ def type_schema(typ: Type) -> TypeInfo | None:
         if proper.type.type_vars and "dataclass" in proper.type.metadata:
             return None
         return proper.type
+    return None
+
+
+def configured_schemas(file: MypyFile, names: list[str]) -> list[TypeInfo]:
+    """The schema classes of ``file`` named in ``state_classes``."""
+    return [
+        sym.node
+        for sym in map(file.names.get, names)
+        if sym is not None and isinstance(sym.node, TypeInfo) and is_schema(sym.node)
+    ]
+
+
+def checker_of(file: MypyFile, modules: object) -> TypeChecker | None:
+    """The type checker that has just checked ``file``.
+
+    mypy hands ``get_additional_indirect_deps`` only the file. Its checker is still alive then (and
+    set to report into that file), and it refers to the build's module table, which mypy gave this
+    plugin through ``set_modules``: it is found among the referrers of that table. This runs only for
+    modules that define a class named in ``state_classes``.
+    """
+    for referrer in gc.get_referrers(modules):
+        if isinstance(referrer, TypeChecker) and referrer.tree is file:
+            return referrer
     return None
 
 

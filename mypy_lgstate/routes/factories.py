@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
+from mypy.checker import TypeChecker
 from mypy.nodes import (
     GDEF,
     LDEF,
@@ -39,9 +40,11 @@ from mypy.nodes import (
     RefExpr,
     ReturnStmt,
     Statement,
+    SymbolNode,
     TypeInfo,
     Var,
 )
+from mypy.plugin import FunctionContext
 from mypy.types import CallableType, Instance, get_proper_type
 
 from mypy_lgstate.routes import discovery
@@ -66,8 +69,42 @@ class Built(NamedTuple):
 _UNKNOWN: Final = Built((), None)
 
 
-def built_graph(expr: Expression, scope: Scope, tree: MypyFile) -> Built:
-    return _Follower(tree).graph(expr, scope, _DEPTH)
+def graph_call_schemas(
+    ctx: FunctionContext, scope: Scope
+) -> tuple[list[TypeInfo], list[TypeInfo]]:
+    """The checkpointed and the run-scoped classes of a ``StateGraph(...)`` call: its schema
+    arguments, and each class a ``StateGraph(SCHEMAS[kind])`` argument may pick out of a mapping."""
+    checkpointed, run_scoped = discovery.state_graph_schemas(ctx)
+    if isinstance(ctx.context, CallExpr):
+        assert isinstance(ctx.api, TypeChecker)
+        for info in picked_schemas(ctx.context, ctx.api.tree, scope):
+            if info not in checkpointed:
+                checkpointed.append(info)
+    return checkpointed, run_scoped
+
+
+class BuiltGraphs:
+    """The graph a graph input's receiver evaluates to, memoized by the variable or function it
+    names, which many inputs share."""
+
+    def __init__(self) -> None:
+        self._built: dict[SymbolNode, Built] = {}
+
+    def clear(self) -> None:
+        self._built.clear()
+
+    def of(self, receiver: Expression, scope: Scope, tree: MypyFile) -> Built:
+        key: SymbolNode | None = None
+        if isinstance(receiver, NameExpr):
+            key = receiver.node
+        elif isinstance(receiver, CallExpr) and isinstance(receiver.callee, RefExpr):
+            key = receiver.callee.node
+        built = self._built.get(key) if key is not None else None
+        if built is None:
+            built = _Follower(tree).graph(receiver, scope, _DEPTH)
+            if key is not None:
+                self._built[key] = built
+        return built
 
 
 class _Follower:

@@ -29,7 +29,7 @@ from mypy.nodes import (
 )
 from mypy.types import CallableType, Instance, Type, get_proper_type
 
-from mypy_lgstate.routes import sites
+from mypy_lgstate.routes import bodies, sites
 
 ENTRYPOINT_FINAL: Final = "langgraph.func.entrypoint.final"
 
@@ -56,20 +56,30 @@ def entrypoint_values(function: FuncDef) -> list[tuple[str, Type]]:
     return found
 
 
+def returns_loose(function: FuncDef) -> bool:
+    """Whether the function's declared return type leaves what it checkpoints unchecked (``-> dict``,
+    none at all): then its body tells, once the module is checked (the decorator and the function
+    are always in the same module)."""
+    if not isinstance(function.type, CallableType) or not function.body.body:
+        return False
+    returned = sites.node_return_type(function.type)
+    return returned is not None and bodies.is_loose(returned)
+
+
 def returned_values(
     expressions: list[Expression], root: str, api: TypeChecker
-) -> Iterator[tuple[Expression, str]]:
-    """The values a functional-API function's returns checkpoint, each with its path: the returned
-    expression, or for ``entrypoint.final(value=..., save=...)`` its two arguments."""
+) -> Iterator[sites.Value]:
+    """The values a functional-API function's returns checkpoint: the returned expressions, or for
+    ``entrypoint.final(value=..., save=...)`` its two arguments (under ``root.value``, ``root.save``)."""
     for expr in expressions:
         typ = api.lookup_type_or_none(expr)
         proper = get_proper_type(typ) if typ is not None else None
         if not (isinstance(proper, Instance) and proper.type.fullname == ENTRYPOINT_FINAL):
-            yield expr, root
+            yield from sites.values_of(expr, root, api)
         elif isinstance(expr, CallExpr):
             for name, arg in zip(expr.arg_names, expr.args):
                 if name in ("value", "save"):
-                    yield arg, f"{root}.{name}"
+                    yield from sites.values_of(arg, f"{root}.{name}", api)
 
 
 def task_values(function: FuncDef) -> list[tuple[str, Type]]:

@@ -26,8 +26,6 @@ from mypy.nodes import (
     Expression,
     FuncItem,
     ListExpr,
-    MemberExpr,
-    NameExpr,
     RefExpr,
     SetExpr,
     StarExpr,
@@ -57,7 +55,7 @@ from mypy.types import (
 
 from mypy_lgstate.checker.walker import Findings, model_fields
 from mypy_lgstate.core.messages import key_part
-from mypy_lgstate.routes import builders, discovery
+from mypy_lgstate.routes import discovery
 
 COMMAND: Final = "langgraph.types.Command"
 OVERWRITE: Final = "langgraph.types.Overwrite"
@@ -74,45 +72,6 @@ class Node(NamedTuple):
     name: str
     type: Type
     expr: Expression | None = None
-
-
-def nodes_of_add_node(bound: discovery.BoundArguments) -> list[Node]:
-    """``add_node("name", fn)`` or ``add_node(fn)``."""
-    node_arg = bound.get("node")
-    action_arg = bound.get("action")
-    if node_arg is None:
-        return []
-    if action_arg is not None:
-        label = node_arg[0].value if isinstance(node_arg[0], StrExpr) else _expr_name(action_arg[0])
-        return [Node(label, action_arg[1], action_arg[0])]
-    return [Node(_expr_name(node_arg[0]), node_arg[1], node_arg[0])]
-
-
-def nodes_of_add_sequence(
-    ctx: MethodContext, scope: builders.Scope
-) -> list[Node]:
-    """``add_sequence([fn, ("name", fn), ...])``, item by item: a display in the call (each item by
-    its type), or a variable assigned a display in the same scope (each item by its declaration:
-    the types of another statement's expressions may not exist yet)."""
-    assert isinstance(ctx.api, TypeChecker)
-    nodes_arg = discovery.bound_arguments(ctx).get("nodes")
-    if nodes_arg is None:
-        return []
-    in_call = isinstance(nodes_arg[0], (ListExpr, TupleExpr))
-    found: list[Node] = []
-    for label_expr, fn in builders.sequence_items(nodes_arg[0], scope):
-        label = label_expr.value if isinstance(label_expr, StrExpr) else _expr_name(fn)
-        if in_call:
-            fn_type = ctx.api.lookup_type_or_none(fn)
-        else:
-            fn_type = builders.declared_callable(fn, scope)
-        if fn_type is not None:
-            found.append(Node(label, fn_type, fn))
-    return found
-
-
-def _expr_name(expr: Expression) -> str:
-    return expr.name if isinstance(expr, (NameExpr, MemberExpr)) else "<node>"
 
 
 def node_return_type(node_type: Type) -> Type | None:
@@ -237,6 +196,40 @@ def state_schema_of_enclosing_node(api: TypeChecker) -> TypeInfo | None:
 
 
 # Write-site values ------------------------------------------------------------------------------
+
+# Write sites whose payloads langgraph types as Any: callee -> {parameter: root of the reported path}.
+FUNCTION_WRITE_SITES: Final = {
+    "langgraph.types.Command": {"update": "Command.update", "resume": "Command.resume"},
+    "langgraph.types.Send": {"arg": "Send.arg"},
+    "langgraph.types.interrupt": {"value": "interrupt.value"},
+}
+GRAPH_INPUTS: Final = {
+    "invoke": {"input": "invoke.input"},
+    "ainvoke": {"input": "ainvoke.input"},
+    "stream": {"input": "stream.input"},
+    "astream": {"input": "astream.input"},
+    "batch": {"inputs": "batch.inputs"},
+    "abatch": {"inputs": "abatch.inputs"},
+    "stream_events": {"input": "stream_events.input"},
+    "astream_events": {"input": "astream_events.input"},
+    "batch_as_completed": {"inputs": "batch_as_completed.inputs"},
+    "abatch_as_completed": {"inputs": "abatch_as_completed.inputs"},
+    "update_state": {"values": "update_state.values"},
+    "aupdate_state": {"values": "aupdate_state.values"},
+    "bulk_update_state": {"supersteps": "bulk_update_state.supersteps"},
+    "abulk_update_state": {"supersteps": "abulk_update_state.supersteps"},
+}
+
+# Write sites whose values update channels one key at a time, with how messages name the writer.
+CHANNEL_TYPE_WRITERS: Final = {
+    "Command.update": "Command.update",
+    "update_state.values": "update_state",
+    "aupdate_state.values": "aupdate_state",
+    # Each update of a bulk update (``bulk_updates`` roots it under its superstep and index).
+    "bulk_update_state.supersteps": "bulk_update_state",
+    "abulk_update_state.supersteps": "abulk_update_state",
+}
+
 
 
 class Value(NamedTuple):

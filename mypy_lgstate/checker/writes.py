@@ -1,0 +1,310 @@
+"""The checks of what is written to a graph's channels, shared by every route that writes: a write
+site's value (``Command``, ``Send``, ``interrupt``, a graph's input), a node's update by its declared
+return type, and what a node's body returns when that type does not tell (``bodies``).
+
+Each value is walked where it is written, and reported there; each channel it writes is compared
+with what the channel accepts (``lgstate-channel-type``); a key that is no channel of the graph is
+reported on the key (``lgstate-unknown-key``). What a write restates of the graph's own schemas is
+not reported again (``repeats``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from mypy.checker import TypeChecker
+from mypy.nodes import Context, Expression, FuncDef, StrExpr, TypeInfo
+from mypy.types import AnyType, Type, TypeOfAny, get_proper_type
+
+from mypy_lgstate.checker import channels, errorcodes as codes, repeats
+from mypy_lgstate.checker.emit import Emitter
+from mypy_lgstate.checker.graphs import Graphs
+from mypy_lgstate.checker.report import fail
+from mypy_lgstate.checker.walker import Walker
+from mypy_lgstate.core.messages import key_part
+from mypy_lgstate.routes import bodies, functional, sites
+from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
+
+
+class NodeGraph(NamedTuple):
+    """The graph a node function of the module being checked belongs to: a ``Command`` its body
+    builds writes that graph's channels."""
+
+    function: FuncDef
+    channels: tuple[frozenset[str], str]
+    schemas: tuple[TypeInfo, ...]
+
+
+class Writes:
+    """The checks of writes, for one plugin object."""
+
+    def __init__(self, walker: Walker, graphs: Graphs, emit: Emitter) -> None:
+        self._walker = walker
+        self._graphs = graphs
+        self._emit = emit
+
+    def check_node_returns(
+        self,
+        api: TypeChecker,
+        context: Context,
+        nodes: list[sites.Node],
+        channels: tuple[frozenset[str], str] | None,
+        allowed: frozenset[str] | None,
+        record: Callable[[sites.Node, Type | None, bool], Callable[[], None] | None] | None = None,
+        schemas: tuple[TypeInfo, ...] = (),
+    ) -> list[bodies.Body]:
+        """What each node's declared return type says it writes: its values, and its keys against
+        ``channels``. Returns the nodes whose bodies tell instead, to read once the module is checked
+        (mypy checks a module's bodies after its top level). ``record`` tells ``lgstate report``
+        what each node is (checked from its declared type or from its body, unchecked, opaque)."""
+        later: list[bodies.Body] = []
+        for node in nodes:
+            ret = sites.node_return_type(node.type)
+            function = (
+                bodies.local_function(node, api)
+                if ret is not None and bodies.is_loose(ret)
+                else None
+            )
+            unchecked = record(node, ret, function is not None) if record is not None else None
+            if ret is None:
+                continue
+            shape = sites.update_shape(ret, node.name)
+            if shape.untyped or function is not None:
+                shown = self._shown_return(ret)
+                if function is not None:
+                    later.append(
+                        bodies.Body(
+                            api, function, context, node.name, shown, channels, schemas, allowed,
+                            unchecked=unchecked,
+                        )
+                    )
+                else:
+                    fail(api, codes.untyped_node_message(node.name, shown), context, codes.UNTYPED_NODE)
+            unknown = []
+            if channels is not None:
+                names, state = channels
+                for key, update_name in shape.keys:
+                    if key not in names:
+                        unknown.append(f"{node.name}().{key}")
+                        fail(
+                            api,
+                            codes.unknown_key_message(node.name, key, update_name, state),
+                            context,
+                            codes.UNKNOWN_KEY,
+                        )
+            # A field of the channel's own declared type was checked with the schema (``repeats``).
+            declared = self._graphs.declared_types(schemas)
+            restated = repeats.restated_update_fields(ret, f"{node.name}()", declared)
+            untracked = [
+                f"{node.name}().{key}"
+                for key in self._graphs.special_keys(api, schemas).untracked
+            ]
+            for path, typ in shape.checked:
+                if path in restated:
+                    continue
+                findings = repeats.revalidated_tuples(
+                    self._walker,
+                    self._walker.check_value(typ, path, channel=True),
+                    f"{node.name}()",
+                    schemas,
+                    declared,
+                )
+                if unknown or restated or untracked:
+                    # LangGraph drops the unknown keys, and never checkpoints untracked ones: what
+                    # they hold never reaches a checkpoint.
+                    findings = sites.outside(findings, [*unknown, *restated, *untracked])
+                self._emit(api, findings, context, at_fields=False, allowed=allowed)
+        return later
+
+    def _shown_return(self, ret: Type) -> str | None:
+        proper = get_proper_type(ret)
+        unannotated = isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated
+        return None if unannotated else self._walker.type_name(ret)
+
+    def check_body(
+        self, body: bodies.Body, api: TypeChecker | None = None, only: bodies.Returned | None = None
+    ) -> None:
+        """What a node's body returns (``bodies``), reported on the line of each item. ``only``: one
+        display or item, checked while mypy checks the function (the daemon: ``Checks.dict_display``)."""
+        api = api or body.api
+        function = body.function
+        returned = bodies.returned(function) if only is None else only
+        if only is None and returned.opaque and not body.whole:
+            if body.unchecked is not None:
+                body.unchecked()
+            fail(
+                api,
+                codes.untyped_node_message(body.label, body.shown),
+                body.context,
+                codes.UNTYPED_NODE,
+            )
+        name = bodies.function_name(function)
+        root = f"{name}()"
+        with bodies.reporting_in(api, function):
+            if body.whole:
+                values = list(functional.returned_values(returned.expressions, root, api))
+                self._check_written(api, values, root, body.schemas, body.allowed, updates=False)
+                return
+            unknown: list[str] = []
+            if body.channels is not None:
+                names, state = body.channels
+                for key in bodies.unknown_keys(returned, names):
+                    unknown.append(key.value)
+                    message = codes.unknown_body_key_message(name, key.value, state)
+                    fail(api, message, key, codes.UNKNOWN_KEY)
+            # LangGraph drops the unknown keys; a channel's own declared type was checked there.
+            declared = self._graphs.declared_types(body.schemas)
+            dropped = [*unknown, *self._graphs.special_keys(api, body.schemas).untracked]
+            values = [
+                value
+                for value in bodies.values(returned, root, api)
+                if not bodies.under_keys(value, root, dropped)
+                and not bodies.declared_as(value, root, declared)
+            ]
+            reported = self._check_written(
+                api, values, root, body.schemas, body.allowed, updates=True, dotted=True
+            )
+            written = [
+                (key, expr) for key, expr in bodies.written_items(returned) if key not in unknown
+            ]
+            self._check_channel_types(api, f'Node "{name}"', written, body.schemas, root, reported)
+
+    def restating(self, api: TypeChecker, schemas: tuple[TypeInfo, ...]) -> dict[str, list[Type]]:
+        """The channels whose declared type an item restates (``repeats``): not the untracked
+        ones, whose fields are never reported, so that a graph input holding one still is."""
+        declared = self._graphs.declared_types(schemas)
+        untracked = self._graphs.special_keys(api, schemas).untracked if declared else ()
+        if not untracked:
+            return declared
+        return {key: types for key, types in declared.items() if key not in untracked}
+
+    def check_update(
+        self,
+        api: TypeChecker,
+        expr: Expression,
+        root: str,
+        site: str,
+        schemas: tuple[TypeInfo, ...],
+        allowed: frozenset[str] | None,
+        graph: NodeGraph | None,
+        declared: dict[str, list[Type]],
+    ) -> None:
+        """One value a write site adds: its serializer findings, then its channel types."""
+        pairs = sites.update_pairs(expr, root, api) if root == "Command.update" else None
+        values = [
+            value
+            for value in pairs or sites.values_of(expr, root, api)
+            if not repeats.restated_item(value, root, declared)
+        ]
+        writer = CHANNEL_TYPE_WRITERS.get(root) or CHANNEL_TYPE_WRITERS.get(site)
+        items = channels.update_items(expr) if writer is not None else []
+        typed = schemas
+        if graph is not None and root == "Command.update":
+            typed = graph.schemas
+            unknown = self._unknown_command_keys(api, graph, items)
+            items = [(key, value) for key, value in items if key.value not in unknown]
+            values = [value for value in values if not bodies.under_keys(value, root, unknown)]
+        if site in sites.CHANNEL_ROOTS and site not in sites.START_ROOTS:
+            # An untracked channel is never checkpointed; a graph input is, whole (__start__).
+            untracked = list(self._graphs.special_keys(api, typed).untracked)
+            values = [value for value in values if not bodies.under_keys(value, root, untracked)]
+        reported = self._check_written(
+            api, values, root, schemas, allowed, updates=site in sites.CHANNEL_ROOTS
+        )
+        if items:
+            written = [(key.value, value) for key, value in items]
+            assert writer is not None
+            self._check_channel_types(api, writer, written, typed, root, reported)
+
+    def _unknown_command_keys(
+        self, api: TypeChecker, graph: NodeGraph, items: list[tuple[StrExpr, Expression]]
+    ) -> list[str]:
+        """The keys of a node's ``Command(update=...)`` that are not channels of its graph,
+        reported on the key (LangGraph drops them)."""
+        names, state = graph.channels
+        node = bodies.function_name(graph.function)
+        unknown = []
+        for key, _ in items:
+            if key.value not in names:
+                unknown.append(key.value)
+                message = codes.unknown_command_key_message(node, key.value, state)
+                fail(api, message, key, codes.UNKNOWN_KEY)
+        return unknown
+
+    def _check_written(
+        self,
+        api: TypeChecker,
+        values: list[sites.Value],
+        root: str,
+        schemas: tuple[TypeInfo, ...],
+        allowed: frozenset[str] | None,
+        *,
+        updates: bool,
+        dotted: bool = False,
+    ) -> set[str]:
+        """Check the values written under ``root``, each reported where it is written. ``updates``:
+        the value at ``root`` updates the channels key by key (a ``Command.update``, a graph's input,
+        what a node returns), rather than being stored whole; ``dotted`` shows a node's keys as
+        ``node().key`` (``bodies.dotted``). Returns the paths of the values it reported."""
+        messages = (
+            self._graphs.messages_channels(schemas)
+            | self._graphs.special_keys(api, schemas).messages
+        )
+        reported: set[str] = set()
+        for value in values:
+            if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
+                continue
+            if messages and sites.is_message_like(value.shown or value.type):
+                if any(value.path.startswith(root + key_part(key)) for key in messages):
+                    continue  # add_messages turns it into a message
+            schema = sites.channels_schema(value, root) if updates else None
+            if schema is not None and root in sites.START_ROOTS:
+                start = self._walker.start_input(value.type, value.path)
+                self._emit(api, start, value.expr, at_fields=False, allowed=allowed)
+            if schema is not None and schema in schemas:
+                continue
+            if schema is not None:  # a model or dataclass whose fields update the channels
+                findings = sites.rerooted(
+                    self._walker.check_state_class(schema), schema.name, value.path
+                )
+            elif updates and sites.is_schema_instance(value, root, schemas):
+                continue
+            else:
+                channel = updates and sites.is_channel_value(value, root)
+                findings = self._walker.check_value(value.type, value.path, channel=channel)
+            if value.shown is not None:
+                findings = sites.naming(findings, value.path, self._walker.type_name(value.shown))
+            if dotted:
+                findings = sites.repathed(findings, lambda path: bodies.dotted(path, root))
+            if findings.problems:
+                reported.add(value.path)
+            self._emit(api, findings, value.expr, at_fields=False, allowed=allowed)
+        return reported
+
+    def _check_channel_types(
+        self,
+        api: TypeChecker,
+        writer: str,
+        items: list[tuple[str, Expression]],
+        schemas: tuple[TypeInfo, ...],
+        root: str,
+        reported: set[str],
+    ) -> None:
+        """``lgstate-channel-type``: each written item against what its channel accepts. An item
+        the serializer check already reported (``reported``: paths under ``root``) is not reported
+        again: its fix (a list for a tuple, an ISO string for a datetime) is the channel's type."""
+        if not schemas or not items:
+            return
+        accepting = self._graphs.accepting(api, schemas)
+        for key, expr in items:
+            top = root + key_part(key)
+            if any(path == top or path.startswith((top + "[", top + "{")) for path in reported):
+                continue
+            message = channels.mismatch(
+                writer, key, expr, accepting.get(key), api.lookup_type_or_none,
+                self._walker.type_name,
+            )
+            if message is not None:
+                fail(api, message, expr, codes.CHANNEL_TYPE)
+
