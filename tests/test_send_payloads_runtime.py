@@ -5,21 +5,24 @@ a real compiled graph with a real checkpointer.
 A ``Send`` runs its node as a push task with ``arg`` as the node's input, as it is: LangGraph checks
 it against nothing. The node's input schema (its first parameter's annotation, or ``add_node(...,
 input_schema=...)``) neither validates nor converts it, whatever kind of class it is; a key the
-schema does not declare is handed over too. The payload is checkpointed as it is and comes back from
-the checkpoint the same. So a TypedDict node reads the value of the wrong type itself, and a pydantic
-model or dataclass node sent a dict gets that dict, on which reading a field raises AttributeError.
+schema does not declare is handed over too, and no reducer of its fields runs. The payload is
+checkpointed as it is and comes back from the checkpoint the same. So a TypedDict node reads the
+value of the wrong type itself, and a pydantic model or dataclass node sent a dict gets that dict,
+on which reading a field raises AttributeError.
 """
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Annotated, Any, TypedDict
 
 import pydantic
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
 from langgraph.types import Send
+from typing_extensions import NotRequired
 
 
 class State(TypedDict, total=False):
@@ -28,6 +31,7 @@ class State(TypedDict, total=False):
 
 class Job(TypedDict):
     n: int
+    tags: NotRequired[Annotated[list[str], operator.add]]
 
 
 class ModelJob(pydantic.BaseModel):
@@ -100,17 +104,19 @@ MISFIT = {"n": "x"}
 @pytest.mark.parametrize("resumed", [False, True], ids=["direct", "from_the_checkpoint"])
 def test_a_send_payload_reaches_its_node_unchanged_whatever_its_input_schema(resumed: bool) -> None:
     """Not validated, not coerced (not even ``"5"`` for a model's ``int``), not converted to the
-    node's model or dataclass, also by ``input_schema=``; an undeclared key is not dropped."""
+    node's model or dataclass, also by ``input_schema=``; an undeclared key is not dropped; a
+    field's reducer does not run."""
     sends = [
         ("typed", MISFIT),
         ("typed", {"m": 1}),
+        ("typed", {"n": 1, "tags": "a"}),
         ("model", MISFIT),
         ("model", {"n": "5"}),
         ("data", MISFIT),
         ("declared", MISFIT),
     ]
     seen = _run(sends, **({"interrupt_before": list(WORKERS)} if resumed else {}))
-    assert seen["typed"] == [MISFIT, {"m": 1}]
+    assert seen["typed"] == [MISFIT, {"m": 1}, {"n": 1, "tags": "a"}]
     assert seen["model"] == [MISFIT, {"n": "5"}]
     assert seen["data"] == [MISFIT]
     assert seen["declared"] == [MISFIT]
