@@ -41,7 +41,7 @@ from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import LGStateConfig
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock
 from mypy_lgstate.core.messages import key_part
-from mypy_lgstate.routes import agents, bodies, builders, discovery, factories, functional, sites
+from mypy_lgstate.routes import agents, bodies, builders, discovery, factories, functional, sends, sites
 
 if TYPE_CHECKING:
     from mypy_lgstate.cli.coverage import CoverageRecorder
@@ -156,6 +156,8 @@ class Checks:
         # The graph of each node function of the module being checked, by fullname: a
         # ``Command(update=...)`` its body builds writes that graph's channels.
         self._node_graphs: dict[str, _NodeGraph] = {}
+        # The input schema of each node this module's builders add, for the ``Send``s to it.
+        self._sends = sends.Sends()
 
     def forget(self) -> None:
         """Drop what was memoized from classes (a new ``dmypy`` run: they may have been edited)."""
@@ -172,6 +174,7 @@ class Checks:
         self._modules_of.clear()
         self._scopes.clear()
         self._decorated_by_module.clear()
+        self._sends.forget()
 
     def reads_of(self, module: str) -> set[str]:
         return self._read_modules.pop(module, set())
@@ -390,7 +393,9 @@ class Checks:
             else None
         )
         graph = self._enclosing_graph(ctx.api) if "update" in params else None
-        self._check_values(ctx, params, schemas, allowed, graph=graph)
+        reported = self._check_values(ctx, params, schemas, allowed, graph=graph)
+        if "arg" in params:  # a Send: its payload against its node's input, when known
+            self._sends.check(ctx.api, ctx.context, reported, self.walker)
         return ctx.default_return_type
 
     def _enclosing_graph(self, api: TypeChecker) -> _NodeGraph | None:
@@ -801,19 +806,22 @@ class Checks:
         allowed: frozenset[str] | None,
         unresolved: str | None = None,
         graph: _NodeGraph | None = None,
-    ) -> None:
+    ) -> set[str]:
         """Check what a write site adds to the checkpoint. ``schemas`` are the graph-state classes
         of the graph being written (as far as the call tells): an instance of one of them was checked
         where it became graph state, and is not reported again at every call that passes it.
-        ``graph``: the graph of the node whose body builds this ``Command``."""
+        ``graph``: the graph of the node whose body builds this ``Command``. Returns the paths of the
+        values it reported."""
         api = ctx.api
         assert isinstance(api, TypeChecker)
+        reported: set[str] = set()
         for argument, site in sites.call_values(ctx, params):
             if recorder is not None:
                 recorder.write_site(ctx, site, argument, schemas, unresolved)
             declared = self._restating(api, schemas)
             for expr, root in sites.bulk_updates(argument, site):
-                self._check_update(api, expr, root, site, schemas, allowed, graph, declared)
+                reported |= self._check_update(api, expr, root, site, schemas, allowed, graph, declared)
+        return reported
 
     def _restating(self, api: TypeChecker, schemas: tuple[TypeInfo, ...]) -> dict[str, list[Type]]:
         """The channels whose declared type an item restates (``repeats``): not the untracked
@@ -834,8 +842,9 @@ class Checks:
         allowed: frozenset[str] | None,
         graph: _NodeGraph | None,
         declared: dict[str, list[Type]],
-    ) -> None:
-        """One value a write site adds: its serializer findings, then its channel types."""
+    ) -> set[str]:
+        """One value a write site adds: its serializer findings, then its channel types (returns the
+        paths the serializer findings are at)."""
         pairs = sites.update_pairs(expr, root, api) if root == "Command.update" else None
         values = [
             value
@@ -861,6 +870,7 @@ class Checks:
             written = [(key.value, value) for key, value in items]
             assert writer is not None
             self._check_channel_types(api, writer, written, typed, root, reported)
+        return reported
 
     def _unknown_command_keys(
         self, api: TypeChecker, graph: _NodeGraph, items: list[tuple[StrExpr, Expression]]
