@@ -5,7 +5,9 @@ mypy strips ``Annotated`` metadata from the types it keeps, so a channel's reduc
 state class's syntax and kept in its metadata (``mypy_lgstate/checker/channels.py``). These runs tell whether
 the reducers are still known when the state's module comes from the cache (a warm run that rechecks
 the graph alone), from another worker, or from the daemon's memory, and whether an edit to a reducer
-alone (the declared type unchanged) rechecks the graph.
+alone (the declared type unchanged) rechecks the graph. A ``Send`` payload is compared with its
+node's input schema in a function that never names that schema: an edit to the schema must recheck
+it all the same.
 """
 
 from __future__ import annotations
@@ -78,10 +80,38 @@ COUNT_STR = (
     ' type "int" where "str" is declared. Fix: write a value of type "str", or change the declaration'
     ' of "count" in "State"  [lgstate-channel-type]'
 )
+# A fan-out whose function names no schema: only the Send's target node reads State.
+SENDS = """\
+from typing import Any
+
+from langgraph.graph import StateGraph
+from langgraph.types import Send
+
+from pkg.state import State
+
+
+def work(state: State) -> dict[str, Any]:
+    return {}
+
+
+def fan_out(jobs: list[str]) -> list[Send]:
+    return [Send("work", {"count": 1})]
+
+
+builder = StateGraph(State)
+builder.add_node(work)
+"""
+SEND_STR = (
+    'pkg/sends.py:{line}: error: Send("work", ...) writes "int" to key "count" of node "work"\'s input,'
+    ' but "count" is declared "str" in "State": LangGraph hands a Send payload to its node unchanged,'
+    ' and node "work" reads a value of type "int" where "str" is declared. Fix: write a value of type'
+    ' "str", or change the declaration of "count" in "State"  [lgstate-channel-type]'
+)
 CLEAN: list[str] = []
 EDITED = [COUNT.format(line=line_of(GRAPH, '"count": 1,'))]
 NO_REDUCER = [MESSAGES.format(line=line_of(GRAPH, '"messages"'))]
 STR = [COUNT_STR.format(line=line_of(GRAPH, '"count": 1,'))]
+SENDS_STR = sorted([*STR, SEND_STR.format(line=line_of(SENDS, "Send(\"work\""))])
 
 CONFIG = "[mypy]\nplugins = mypy_lgstate.plugin\n\n[mypy_lgstate]\nprofile = msgpack\n"
 
@@ -150,6 +180,16 @@ def test_daemon_follows_edits_to_each_module(daemon: Daemon) -> None:
     assert daemon.run() == CLEAN
     project.write("pkg/state.py", STATE_STR)
     assert daemon.run() == STR
+    project.write("pkg/state.py", STATE)
+    assert daemon.run() == CLEAN
+
+
+def test_daemon_follows_an_edit_to_the_schema_a_send_is_checked_with(daemon: Daemon) -> None:
+    project = daemon.project
+    project.write("pkg/sends.py", SENDS)
+    assert daemon.run() == CLEAN
+    project.write("pkg/state.py", STATE_STR)
+    assert daemon.run() == SENDS_STR
     project.write("pkg/state.py", STATE)
     assert daemon.run() == CLEAN
 

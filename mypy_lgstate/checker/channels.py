@@ -496,20 +496,20 @@ def mismatch(
         writer,
         key,
         type_name(shown_type(expr, type_of) or written),
-        _alias_name(first.declared, type_name),
+        declared_name(first.declared, type_name),
         first.schema.name,
         state_kind(first.schema),
         reducer.rpartition(".")[2] if reducer is not None else None,
-        _alias_name(accepts[0], type_name),
+        declared_name(accepts[0], type_name),
     )
 
 
-def _alias_name(typ: Type, type_name: Callable[[Type], str]) -> str:
+def declared_name(typ: Type, type_name: Callable[[Type], str]) -> str:
     """A type as declared: ``Messages``, ``list[AnyMessage]``, not the unions they stand for."""
     if isinstance(typ, TypeAliasType) and typ.alias is not None and not typ.args:
         return typ.alias.name
     if isinstance(typ, Instance) and any(isinstance(arg, TypeAliasType) for arg in typ.args):
-        args = ", ".join(_alias_name(arg, type_name) for arg in typ.args)
+        args = ", ".join(declared_name(arg, type_name) for arg in typ.args)
         return f"{type_name(typ.copy_modified(args=[]))}[{args}]"
     return type_name(typ)
 

@@ -39,7 +39,7 @@ from mypy_lgstate.checker.writes import NodeGraph, Writes
 from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import LGStateConfig
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock
-from mypy_lgstate.routes import agents, bodies, builders, discovery, factories, functional, sites
+from mypy_lgstate.routes import agents, bodies, builders, discovery, factories, functional, sends, sites
 from mypy_lgstate.routes.sites import FUNCTION_WRITE_SITES, GRAPH_INPUTS
 
 if TYPE_CHECKING:
@@ -100,6 +100,8 @@ class Checks:
         # The graph of each node function of the module being checked, by fullname, recorded as
         # the node is registered (see ``_enclosing_graph``).
         self._node_graphs: dict[str, NodeGraph] = {}
+        # The input schema of each node this module's builders add, for the ``Send``s to it.
+        self._sends = sends.Sends()
 
     def forget(self) -> None:
         """Drop what was memoized from classes (a new ``dmypy`` run: they may have been edited)."""
@@ -111,6 +113,7 @@ class Checks:
         self._node_graph_classes.clear()
         self._builder_classes.clear()
         self._built.clear()
+        self._sends.forget()
 
     def reads_of(self, module: str) -> set[str]:
         return self._emit.reads_of(module)
@@ -303,7 +306,9 @@ class Checks:
             else None
         )
         graph = self._enclosing_graph(ctx.api) if "update" in params else None
-        self._check_values(ctx, params, schemas, allowed, graph=graph)
+        reported = self._check_values(ctx, params, schemas, allowed, graph=graph)
+        if "arg" in params:  # a Send: its payload against its node's input, when known
+            self._sends.check(ctx.api, ctx.context, reported, self.walker)
         return ctx.default_return_type
 
     def _enclosing_graph_classes(self, api: TypeChecker) -> tuple[TypeInfo, ...]:
@@ -461,18 +466,23 @@ class Checks:
         allowed: frozenset[str] | None,
         unresolved: str | None = None,
         graph: NodeGraph | None = None,
-    ) -> None:
+    ) -> set[str]:
         """Check what a write site adds to the checkpoint. ``schemas`` are the graph-state classes
         of the graph being written (as far as the call tells): an instance of one of them was checked
         where it became graph state, and is not reported again at every call that passes it.
-        ``graph``: the graph of the node whose body builds this ``Command``."""
+        ``graph``: the graph of the node whose body builds this ``Command``. Returns the paths of the
+        values it reported."""
         api = _checker(ctx)
+        reported: set[str] = set()
         for argument, site in sites.call_values(ctx, params):
             if recorder is not None:
                 recorder.write_site(ctx, site, argument, schemas, unresolved)
             declared = self._writes.restating(api, schemas)
             for expr, root in sites.bulk_updates(argument, site):
-                self._writes.check_update(api, expr, root, site, schemas, allowed, graph, declared)
+                reported |= self._writes.check_update(
+                    api, expr, root, site, schemas, allowed, graph, declared
+                )
+        return reported
 
     # The strict allowlist ------------------------------------------------------------------------
 

@@ -129,6 +129,40 @@ def channel_type_message(
     return f'{writer} writes "{written}" to channel "{key}", but {what}. Fix: {fix}'
 
 
+# A ``Send`` payload is its node's input as it is: not validated, coerced nor converted to the node's
+# input schema, also when the node runs from the checkpoint (tests/test_send_payloads_runtime.py).
+def send_item_message(node: str, key: str, written: str, declared: str, schema: str) -> str:
+    """An item of a dict sent to a node whose input is a TypedDict."""
+    return (
+        f'Send("{node}", ...) writes "{written}" to key "{key}" of node "{node}"\'s input, but "{key}"'
+        f' is declared "{declared}" in "{schema}": LangGraph hands a Send payload to its node'
+        f' unchanged, and node "{node}" reads a value of type "{written}" where "{declared}" is'
+        f' declared. Fix: write a value of type "{declared}", or change the declaration of "{key}" in'
+        f' "{schema}"'
+    )
+
+
+_SCHEMA_KINDS: Final = {"pydantic": "a pydantic model", "dataclass": "a dataclass"}
+
+
+def send_dict_message(node: str, written: str, schema: str, kind: str, json_profile: bool) -> str:
+    """A dict sent to a node whose input is a pydantic model or a dataclass. Under JSON an instance
+    is no fix: the payload is checkpointed, and JSON cannot write one."""
+    if json_profile:
+        fix = (
+            f'declare the input of node "{node}" as a TypedDict (a "{schema}" instance in the payload'
+            " would not survive the JSON checkpoint)"
+        )
+    else:
+        fix = f'send a "{schema}" instance: Send("{node}", {schema}(...))'
+    return (
+        f'Send("{node}", ...) writes "{written}" to node "{node}", whose input is declared "{schema}"'
+        f" ({_SCHEMA_KINDS[kind]}): LangGraph hands a Send payload to its node unchanged, neither"
+        f' validated nor converted to "{schema}", so the node gets the dict, and reading a field of'
+        f" it raises AttributeError. Fix: {fix}"
+    )
+
+
 def unknown_command_key_message(node: str, key: str, state: str) -> str:
     return (
         f'Node "{node}" writes key "{key}" in Command.update, which is not a channel of graph state'

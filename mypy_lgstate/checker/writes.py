@@ -189,8 +189,9 @@ class Writes:
         allowed: frozenset[str] | None,
         graph: NodeGraph | None,
         declared: dict[str, list[Type]],
-    ) -> None:
-        """One value a write site adds: its serializer findings, then its channel types."""
+    ) -> set[str]:
+        """One value a write site adds: its serializer findings, then its channel types (returns the
+        paths the serializer findings are at)."""
         pairs = sites.update_pairs(expr, root, api) if root == "Command.update" else None
         values = [
             value
@@ -216,6 +217,7 @@ class Writes:
             written = [(key.value, value) for key, value in items]
             assert writer is not None
             self._check_channel_types(api, writer, written, typed, root, reported)
+        return reported
 
     def _unknown_command_keys(
         self, api: TypeChecker, graph: NodeGraph, items: list[tuple[StrExpr, Expression]]

@@ -463,3 +463,12 @@ def _node_function(call: CallExpr, method: str) -> str | None:
     if isinstance(node, Decorator):
         node = node.func
     return node.fullname if isinstance(node, FuncDef) else None
+
+
+def module_builder_calls(tree: MypyFile) -> Iterator[tuple[Scope, CallExpr, str]]:
+    """Every ``add_node`` / ``add_conditional_edges`` / ``add_sequence`` call of the module's
+    scopes (``node_graph_classes``'s), with the scope it is in and the method's name."""
+    for scope in _module_scopes(tree):
+        body = scope.defs if isinstance(scope, MypyFile) else scope.body.body
+        for call, method in _builder_calls(body):
+            yield scope, call, method
