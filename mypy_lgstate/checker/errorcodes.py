@@ -45,7 +45,8 @@ DRIFT: Final = ErrorCode(
 )
 CHANNEL_TYPE: Final = ErrorCode(
     "lgstate-channel-type",
-    "An update writes a value that is not of the type its channel accepts",
+    "An update writes a value its channel does not accept, or a Send payload one its node's input"
+    " does not declare",
     _CATEGORY,
 )
 # Off by default: on real applications most nodes are declared ``-> dict``, and this code asks for
