@@ -23,6 +23,8 @@ from typing import Final, NamedTuple
 from mypy.checker import TypeChecker
 
 from mypy.nodes import (
+    ARG_NAMED,
+    ARG_POS,
     AssignmentStmt,
     Block,
     CallExpr,
@@ -260,31 +262,59 @@ def _chain(expr: Expression) -> Iterator[tuple[CallExpr, str]]:
 
 
 def _classes_added(call: CallExpr, method: str, scope: Scope) -> Iterator[TypeInfo]:
-    positional = [arg for arg, name in zip(call.args, call.arg_names) if name is None]
-    keywords = {name: arg for arg, name in zip(call.args, call.arg_names) if name is not None}
+    arguments = call_arguments(call, _POSITIONAL[method])
     if method == "add_node":
-        schema = keywords.get("input_schema")
+        schema = arguments.get("input_schema")
         if schema is not None:
             info = discovery.schema_class(schema, discovery.NO_TYPE)
             if info is not None:
                 yield info
             return
-        action = keywords.get("action") or (positional[1] if len(positional) > 1 else None)
-        node = keywords.get("node") or (positional[0] if positional else None)
-        if action is None and node is not None and not isinstance(node, StrExpr):
-            action = node
+        action = node_callable(arguments)
         callables = [action] if action is not None else []
     elif method == "add_conditional_edges":
-        path = keywords.get("path") or (positional[1] if len(positional) > 1 else None)
+        path = arguments.get("path")
         callables = [path] if path is not None else []
     else:
-        nodes = keywords.get("nodes") or (positional[0] if positional else None)
+        nodes = arguments.get("nodes")
         callables = [fn for _, fn in sequence_items(nodes, scope)] if nodes is not None else []
     for expr in callables:
         typ = declared_callable(expr, scope)
         info = discovery.first_parameter_schema(typ) if typ is not None else None
         if info is not None:
             yield info
+
+
+# The positional parameters of the builder methods read from their calls' syntax.
+_POSITIONAL: Final = {
+    "add_node": ("node", "action"),
+    "add_conditional_edges": ("source", "path"),
+    "add_sequence": ("nodes",),
+}
+
+
+def call_arguments(call: CallExpr, positional: tuple[str, ...]) -> dict[str, Expression]:
+    """A call's arguments by parameter name, read from its syntax: its first positional ones named
+    by ``positional``, keywords by their own (``*args`` and ``**kwargs`` are not placed)."""
+    found: dict[str, Expression] = {}
+    index = 0
+    for arg, kind, name in zip(call.args, call.arg_kinds, call.arg_names):
+        if kind == ARG_POS:
+            if index < len(positional):
+                found[positional[index]] = arg
+            index += 1
+        elif kind == ARG_NAMED and name is not None:
+            found[name] = arg
+    return found
+
+
+def node_callable(arguments: dict[str, Expression]) -> Expression | None:
+    """What an ``add_node`` call (its ``call_arguments``) runs: its ``action``, else its ``node``
+    when that is not the node's name (``add_node(fn)``)."""
+    action, node = arguments.get("action"), arguments.get("node")
+    if action is None and node is not None and not isinstance(node, StrExpr):
+        return node
+    return action
 
 
 def sequence_items(
@@ -447,16 +477,10 @@ def _context_schemas(call: CallExpr) -> list[TypeInfo]:
 def _node_function(call: CallExpr, method: str) -> str | None:
     """The fullname of the function an ``add_node`` call adds (``add_node("name", fn)``,
     ``add_node(fn)``), or an ``add_conditional_edges`` call's path function (its ``Send``s)."""
-    positional = [arg for arg, name in zip(call.args, call.arg_names) if name is None]
-    keywords = {name: arg for arg, name in zip(call.args, call.arg_names) if name is not None}
     if method == "add_sequence":
         return None
-    if method == "add_conditional_edges":
-        action = keywords.get("path") or (positional[1] if len(positional) > 1 else None)
-    else:
-        action = keywords.get("action") or (positional[1] if len(positional) > 1 else None)
-        if action is None:
-            action = keywords.get("node") or (positional[0] if positional else None)
+    arguments = call_arguments(call, _POSITIONAL[method])
+    action = arguments.get("path") if method == "add_conditional_edges" else node_callable(arguments)
     if not isinstance(action, RefExpr):
         return None
     node = action.node

@@ -21,12 +21,9 @@ from typing import Final, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
-    ARG_NAMED,
-    ARG_POS,
     CallExpr,
     Decorator,
     DictExpr,
-    Expression,
     FuncDef,
     LambdaExpr,
     MypyFile,
@@ -71,7 +68,7 @@ class Sends:
             _check_payload(api, target, reported, walker)
 
     def _target(self, call: CallExpr, tree: MypyFile) -> Target | None:
-        arguments = _arguments(call, ("node", "arg"))
+        arguments = builders.call_arguments(call, ("node", "arg"))
         node, payload = arguments.get("node"), arguments.get("arg")
         if not isinstance(node, StrExpr) or not isinstance(payload, DictExpr):
             return None
@@ -97,15 +94,14 @@ def node_input_schemas(tree: MypyFile) -> dict[str, TypeInfo | None]:
 def _added_node(call: CallExpr, scope: builders.Scope) -> tuple[str | None, TypeInfo | None]:
     """An ``add_node`` call's node name (LangGraph names a function by its ``__name__``) and the
     schema its node reads: its function's first-parameter class, else its ``input_schema=``."""
-    arguments = _arguments(call, ("node", "action"))
-    node, action = arguments.get("node"), arguments.get("action")
+    arguments = builders.call_arguments(call, ("node", "action"))
+    node, action = arguments.get("node"), builders.node_callable(arguments)
     name: str | None = None
     if isinstance(node, StrExpr):
         name = node.value
-    elif action is None and isinstance(node, RefExpr):
+    elif action is node and isinstance(node, RefExpr):
         function = node.node.func if isinstance(node.node, Decorator) else node.node
         name = function.name if isinstance(function, FuncDef) else None
-        action = node
     schema: TypeInfo | None = None
     if action is not None and not isinstance(action, LambdaExpr):
         declared = builders.declared_callable(action, scope)
@@ -114,21 +110,6 @@ def _added_node(call: CallExpr, scope: builders.Scope) -> tuple[str | None, Type
     if schema is None and given is not None:
         schema = discovery.schema_class(given, discovery.NO_TYPE)
     return name, schema
-
-
-def _arguments(call: CallExpr, positional: tuple[str, ...]) -> dict[str, Expression]:
-    """A call's arguments by parameter name, its first positional ones named by ``positional``
-    (``*args`` and ``**kwargs`` are not placed)."""
-    found: dict[str, Expression] = {}
-    index = 0
-    for arg, kind, name in zip(call.args, call.arg_kinds, call.arg_names):
-        if kind == ARG_POS:
-            if index < len(positional):
-                found[positional[index]] = arg
-            index += 1
-        elif kind == ARG_NAMED and name is not None:
-            found[name] = arg
-    return found
 
 
 def _check_payload(api: TypeChecker, target: Target, reported: set[str], walker: Walker) -> None:
