@@ -40,7 +40,9 @@ from mypy.types import (
     get_proper_type,
 )
 
-from mypy_lgstate.checker.walker import UserClass, instance_attributes, is_parametrized
+from mypy_lgstate.checker.findings import UserClass
+from mypy_lgstate.checker.generics import is_parametrized
+from mypy_lgstate.checker.models import instance_attributes
 from mypy_lgstate.core import rules
 
 

@@ -30,16 +30,17 @@ from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import CallableType, Type
 
-from mypy_lgstate.checker import drift
+from mypy_lgstate.checker import drift, sends
 from mypy_lgstate.checker.allowlist import derive_allowlist
 from mypy_lgstate.checker.emit import Emitter
+from mypy_lgstate.checker.findings import Findings
 from mypy_lgstate.checker.graphs import Graphs
-from mypy_lgstate.checker.walker import Findings, Walker
+from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.checker.writes import NodeGraph, Writes
 from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import LGStateConfig
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock
-from mypy_lgstate.routes import agents, bodies, builders, discovery, factories, functional, sends, sites
+from mypy_lgstate.routes import agents, bodies, builders, discovery, factories, functional, sites
 from mypy_lgstate.routes.sites import FUNCTION_WRITE_SITES, GRAPH_INPUTS
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from mypy.types import (
 
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.report import once
-from mypy_lgstate.checker.walker import model_fields
+from mypy_lgstate.checker.models import model_fields
 from mypy_lgstate.core import rules
 from mypy_lgstate.core.lockfile import ClassRecord, RootRecord
 

@@ -15,7 +15,7 @@ from mypy.options import Options
 from mypy.server.trigger import make_trigger, make_wildcard_trigger
 
 from mypy_lgstate.checker.report import report
-from mypy_lgstate.checker.walker import Findings
+from mypy_lgstate.checker.findings import Findings
 from mypy_lgstate.core.config import LGStateConfig
 
 

@@ -17,7 +17,9 @@ from mypy.nodes import TypeInfo
 from mypy.subtypes import is_same_type
 from mypy.types import Instance, TupleType, Type, TypedDictType, get_proper_type
 
-from mypy_lgstate.checker.walker import Findings, Walker, model_fields
+from mypy_lgstate.checker.findings import Findings
+from mypy_lgstate.checker.models import model_fields
+from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.core import rules
 from mypy_lgstate.core.messages import field_part, key_part
 from mypy_lgstate.routes import discovery, sites

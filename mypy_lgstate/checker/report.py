@@ -5,7 +5,7 @@ declares it (the innermost such field); anything else is reported at the call th
 graph state, naming the declaring class and its file. mypy only reports into the file it is checking.
 
 Each problem is reported once per file (``once``): a problem is identified by where it is declared
-(the innermost field and the path from there, ``walker.Problem.identity``), not by the route that
+(the innermost field and the path from there, ``findings.Problem.identity``), not by the route that
 reached it, so a class of another file used by several calls of this file is reported at the first of
 them only. Under ``lgstate check`` each such message also carries the problem's identity
 (``tagging``), which the command reads to report each problem once for the whole run.
@@ -32,7 +32,7 @@ from mypy.plugin import CheckerPluginInterface
 
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.allowlist import is_allowed
-from mypy_lgstate.checker.walker import Anchor, Findings, Problem, UserClass
+from mypy_lgstate.checker.findings import Anchor, Findings, Problem, UserClass
 from mypy_lgstate.core.messages import TAG_END, TAG_START, allowlist_what_fix
 
 # Set by the ``lgstate`` command for its builds: each message of a problem that may be reached from

@@ -33,6 +33,9 @@ def problem_message(path: str, type_name: str, what: str, fix: str, where: str |
     return f'{located} is "{type_name}": {what}. Fix: {fix}'
 
 
+RAISES: Final = "raises TypeError when the checkpoint is written"  # after "the ... serializer"
+
+
 _STRICT_PAYLOAD: Final = {
     "Enum": ("Enum", "the member's value"),
     "SecretStr": ("secret", "the bare secret value"),

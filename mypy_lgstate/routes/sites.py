@@ -53,7 +53,8 @@ from mypy.types import (
     get_proper_type,
 )
 
-from mypy_lgstate.checker.walker import Findings, model_fields
+from mypy_lgstate.checker.findings import Findings
+from mypy_lgstate.checker.models import model_fields
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import discovery
 
