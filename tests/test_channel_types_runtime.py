@@ -29,6 +29,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.types import Command, Overwrite
 
+from write_then_read import write_then_read
+
 
 class TypedState(TypedDict):
     count: int
@@ -48,33 +50,9 @@ class Reduced(TypedDict):
     messages: Annotated[list[AnyMessage], add_messages]
 
 
-def _run(schema: Any, write: dict[str, Any], start: dict[str, Any]) -> tuple[Any, Any, Any]:
-    """Run ``start`` through a node writing ``write`` and a node after it: what the node after it
-    read, what ``invoke`` returned, and what the checkpoint holds."""
-    seen: dict[str, Any] = {}
-
-    def writer(state: Any) -> dict[str, Any]:
-        return write
-
-    def reader(state: Any) -> dict[str, Any]:
-        seen["state"] = state
-        return {}
-
-    builder = StateGraph(schema)
-    builder.add_node("writer", writer)
-    builder.add_node("reader", reader)
-    builder.add_edge(START, "writer")
-    builder.add_edge("writer", "reader")
-    builder.add_edge("reader", END)
-    graph = builder.compile(checkpointer=InMemorySaver())
-    config: Any = {"configurable": {"thread_id": "1"}}
-    out = graph.invoke(start, config)
-    return seen["state"], out, graph.get_state(config).values
-
-
 @pytest.mark.parametrize("schema", [TypedState, DataState], ids=["typeddict", "dataclass"])
 def test_typeddict_and_dataclass_states_store_the_value_unchanged(schema: Any) -> None:
-    read, out, stored = _run(schema, {"count": "abc"}, {"count": 1})
+    read, out, stored = write_then_read(schema, {"count": "abc"}, {"count": 1})
     assert (read["count"] if isinstance(read, dict) else read.count) == "abc"
     assert out["count"] == "abc"
     assert stored["count"] == "abc"
@@ -82,24 +60,24 @@ def test_typeddict_and_dataclass_states_store_the_value_unchanged(schema: Any) -
 
 def test_a_pydantic_state_raises_validation_error_before_the_next_node() -> None:
     with pytest.raises(pydantic.ValidationError):
-        _run(ModelState, {"count": "abc"}, {"count": 1})
+        write_then_read(ModelState, {"count": "abc"}, {"count": 1})
 
 
 def test_a_pydantic_state_coerces_what_lax_mode_can_and_stores_it_unchanged() -> None:
-    read, out, stored = _run(ModelState, {"count": "5"}, {"count": 1})
+    read, out, stored = write_then_read(ModelState, {"count": "5"}, {"count": 1})
     assert read.count == 5
     assert stored["count"] == "5"
 
 
 def test_a_reducer_is_called_with_the_value_and_overwrite_bypasses_it() -> None:
     with pytest.raises(TypeError):  # operator.add(list, str)
-        _run(Reduced, {"tags": "a"}, {"tags": [], "messages": []})
-    _, _, stored = _run(Reduced, {"tags": Overwrite("a")}, {"tags": [], "messages": []})
+        write_then_read(Reduced, {"tags": "a"}, {"tags": [], "messages": []})
+    _, _, stored = write_then_read(Reduced, {"tags": Overwrite("a")}, {"tags": [], "messages": []})
     assert stored["tags"] == "a"
 
 
 def test_add_messages_turns_message_likes_into_messages() -> None:
-    _, _, stored = _run(Reduced, {"messages": [("user", "hi")]}, {"tags": [], "messages": []})
+    _, _, stored = write_then_read(Reduced, {"messages": [("user", "hi")]}, {"tags": [], "messages": []})
     assert isinstance(stored["messages"][0], HumanMessage)
 
 

@@ -19,6 +19,7 @@ seen by this plugin version) is not checked: whether it has reducers is unknown.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final, NamedTuple
 
@@ -31,8 +32,10 @@ from mypy.nodes import (
     Block,
     CallExpr,
     ClassDef,
+    ConditionalExpr,
     Decorator,
     DictExpr,
+    DictionaryComprehension,
     Expression,
     FakeInfo,
     FuncDef,
@@ -42,8 +45,10 @@ from mypy.nodes import (
     NameExpr,
     IfStmt,
     IndexExpr,
+    ListComprehension,
     OverloadedFuncDef,
     RefExpr,
+    SetComprehension,
     SetExpr,
     StarExpr,
     Statement,
@@ -57,6 +62,7 @@ from mypy.nodes import (
 )
 from mypy.server.trigger import make_trigger
 from mypy.subtypes import is_subtype
+from mypy.typeops import make_simplified_union
 from mypy.types import (
     AnyType,
     CallableType,
@@ -70,6 +76,7 @@ from mypy.types import (
     TypedDictType,
     UnboundType,
     UnionType,
+    flatten_nested_unions,
     get_proper_type,
 )
 
@@ -80,6 +87,17 @@ METADATA_KEY: Final = "mypy_lgstate.checker.channels"
 OVERWRITE: Final = "langgraph.types.Overwrite"
 BASE_CHANNEL: Final = "langgraph.channels.base.BaseChannel"
 UNTRACKED: Final = "langgraph.channels.untracked_value.UntrackedValue"
+# Channel classes that store the last value written as it is: their field's declared type is what
+# the nodes after a write read (measured: tests/test_verdicts_runtime.py).
+_VALUE_CHANNELS: Final = frozenset(
+    {"langgraph.channels.last_value.LastValue", UNTRACKED,
+     "langgraph.channels.ephemeral_value.EphemeralValue"}
+)
+# How mypy keeps a call in ``Annotated[...]`` metadata (``UntrackedValue(httpx.Client)``): an invalid
+# type whose note names the callee.
+_CALL_NOTE: Final = re.compile(
+    r"Suggestion: use (?P<name>[\w.]+)\[\.\.\.\] instead of (?P=name)\(\.\.\.\)"
+)
 ADD_MESSAGES: Final = "langgraph.graph.message.add_messages"
 _ANNOTATED: Final = frozenset({"Annotated"})
 _WRAPPERS: Final = frozenset({"Required", "NotRequired", "ReadOnly"})
@@ -252,8 +270,15 @@ def _annotation_spec(annotation: UnboundType, file: MypyFile) -> Spec | None:
 
 def _resolve(item: Type, file: MypyFile) -> Spec:
     if isinstance(item, RawExpressionType):
-        # A string or number is inert; a call or any other expression is not known.
-        return ("inert", "") if item.literal_value is not None else ("unknown", "")
+        # A string or number is inert; an instance of a channel class (``UntrackedValue(T)``, which
+        # LangGraph uses as it is) is that channel; any other expression is not known.
+        if item.literal_value is not None:
+            return ("inert", "")
+        call = _CALL_NOTE.fullmatch(item.note or "")
+        callee = _lookup_name(call["name"], file) if call is not None else None
+        if isinstance(callee, TypeInfo) and callee.has_base(BASE_CHANNEL):
+            return ("channel", callee.fullname)
+        return ("unknown", "")
     if not isinstance(item, UnboundType):
         return ("unknown", "")
     node = _lookup_name(item.name, file)
@@ -295,6 +320,9 @@ class Channel(NamedTuple):
     accepts: Type | None  # None: anything (an untyped reducer, a channel class, unknown metadata)
     reducer: str | None  # the reducer's fullname
     untracked: bool = False
+    # No reducer: the channel stores what it is given (no channel class at all, or one of
+    # ``_VALUE_CHANNELS``), an ``Overwrite`` object too.
+    stores_as_given: bool = False
 
 
 def graph_channels(
@@ -325,10 +353,13 @@ def _channel(
     info: TypeInfo, declared: Type, spec: Spec | None, lookup: Callable[[str], SymbolNode | None]
 ) -> Channel:
     if spec is None:
-        return Channel(info, declared, declared, None)
+        return Channel(info, declared, declared, None, stores_as_given=True)
     kind, fullname = spec
     if kind == "channel":
-        return Channel(info, declared, None, None, untracked=fullname == UNTRACKED)
+        value = fullname in _VALUE_CHANNELS
+        return Channel(
+            info, declared, declared if value else None, None, fullname == UNTRACKED, value
+        )
     if kind != "reducer":
         return Channel(info, declared, None, None)
     if fullname in _OPERATORS:
@@ -368,6 +399,10 @@ def fits(written: Type, accepts: Type) -> bool:
     if isinstance(w, Instance) and w.last_known_value is not None:
         if is_subtype(w.last_known_value, a):
             return True
+    if isinstance(w, Instance) and isinstance(a, LiteralType) and w.type is a.fallback.type:
+        # A ``str`` where ``Literal["open", "closed"]`` is declared: mypy widens a local to its
+        # class (``status = "closed"``), which proves nothing about its value.
+        return w.last_known_value is None
     if isinstance(w, Instance) and isinstance(a, TypedDictType):
         # A dict is what a TypedDict is at run time: its values must fit every item.
         return w.type.fullname in _MAPPINGS and len(w.args) == 2 and all(
@@ -386,13 +421,16 @@ def fits(written: Type, accepts: Type) -> bool:
 
 
 def expr_fits(expr: Expression, accepts: Type, type_of: Callable[[Expression], Type | None]) -> bool:
-    """Whether what ``expr`` evaluates to is one of ``accepts``. A display is judged item by item:
-    mypy inferred it without the channel's type as context (``{"a": 1}`` as ``dict[str, int]``,
-    ``[("user", "hi")]`` as ``list[tuple[str, str]]``), and a display is a value of any type its
-    items fit (a TypedDict, ``list[MessageLikeRepresentation]``)."""
+    """Whether what ``expr`` evaluates to is one of ``accepts``. A display or a comprehension is
+    judged by its items: mypy inferred it without the channel's type as context (``{"a": 1}`` as
+    ``dict[str, int]``, ``[("user", "hi")]`` as ``list[tuple[str, str]]``, ``[x for x in names]`` as
+    ``list[Any]``), and a display is a value of any type its items fit (a TypedDict,
+    ``list[MessageLikeRepresentation]``). ``a if c else b`` fits when both do."""
     a = get_proper_type(accepts)
     if isinstance(a, AnyType):
         return True
+    if isinstance(expr, ConditionalExpr):
+        return expr_fits(expr.if_expr, a, type_of) and expr_fits(expr.else_expr, a, type_of)
     displayed = isinstance(expr, (DictExpr, ListExpr, SetExpr, TupleExpr))
     if displayed and isinstance(a, UnionType):
         return any(expr_fits(expr, item, type_of) for item in a.items)
@@ -400,46 +438,98 @@ def expr_fits(expr: Expression, accepts: Type, type_of: Callable[[Expression], T
     if written is None:
         return True
     if isinstance(expr, DictExpr) and isinstance(a, TypedDictType):
-        return all(
+        return _missing_key(expr, a) is None and all(
             expr_fits(value, a, type_of)
             if key is None
             else isinstance(key, StrExpr) and key.value in a.items
             and expr_fits(value, a.items[key.value], type_of)
             for key, value in expr.items
         )
-    if isinstance(expr, DictExpr) and isinstance(a, Instance) and len(a.args) == 2:
-        if _container_fits(written, a):
+    if isinstance(expr, (DictExpr, DictionaryComprehension)) and isinstance(a, Instance):
+        if len(a.args) == 2 and _container_fits(written, a):
             return all(
                 expr_fits(value, a, type_of)
                 if key is None
                 else expr_fits(key, a.args[0], type_of) and expr_fits(value, a.args[1], type_of)
-                for key, value in expr.items
+                for key, value in _dict_items(expr)
             )
     if isinstance(expr, TupleExpr) and isinstance(a, TupleType):
         return len(expr.items) == len(a.items) and all(
             expr_fits(item, typ, type_of) for item, typ in zip(expr.items, a.items)
         )
-    if isinstance(expr, (ListExpr, SetExpr, TupleExpr)) and isinstance(a, Instance) and a.args:
-        starred = any(isinstance(item, StarExpr) for item in expr.items)
+    items = _items(expr)
+    if items is not None and isinstance(a, Instance) and a.args:
+        starred = any(isinstance(item, StarExpr) for item in items)
         if _container_fits(written, a) and not starred:
-            return all(expr_fits(item, a.args[0], type_of) for item in expr.items)
+            return all(expr_fits(item, a.args[0], type_of) for item in items)
     return fits(written, a)
 
 
+def missing_key(expr: Expression, accepts: Type) -> str | None:
+    """The first required key of the TypedDict ``accepts`` that the dict display ``expr`` lacks,
+    below it too (``account.tier``): the nodes after it read it, and get ``KeyError``."""
+    a = get_proper_type(accepts)
+    if not isinstance(expr, DictExpr) or not isinstance(a, TypedDictType):
+        return None
+    missing = _missing_key(expr, a)
+    if missing is not None:
+        return missing
+    for key, value in expr.items:
+        if isinstance(key, StrExpr) and key.value in a.items:
+            inner = missing_key(value, a.items[key.value])
+            if inner is not None:
+                return f"{key.value}.{inner}"
+    return None
+
+
+def _missing_key(expr: DictExpr, accepts: TypedDictType) -> str | None:
+    if any(key is None for key, _ in expr.items):
+        return None  # ``**other`` may hold it
+    present = {key.value for key, _ in expr.items if isinstance(key, StrExpr)}
+    required = (key for key in accepts.items if key in accepts.required_keys)
+    return next((key for key in required if key not in present), None)
+
+
+def _items(expr: Expression) -> list[Expression] | None:
+    """The items of a list, set or tuple display, or the one item a list or set comprehension
+    makes (``None`` for any other expression)."""
+    if isinstance(expr, (ListExpr, SetExpr, TupleExpr)):
+        return expr.items
+    if isinstance(expr, (ListComprehension, SetComprehension)):
+        return [expr.generator.left_expr]
+    return None
+
+
+def _dict_items(
+    expr: DictExpr | DictionaryComprehension,
+) -> list[tuple[Expression | None, Expression]]:
+    if isinstance(expr, DictExpr):
+        return expr.items
+    return [(expr.key, expr.value)]
+
+
 def shown_type(expr: Expression, type_of: Callable[[Expression], Type | None]) -> Type | None:
-    """The type to name for what ``expr`` writes: a display passed where LangGraph expects ``Any``
-    is inferred with ``Any`` items (``dict[Any, Any]``); its items' own types say more."""
+    """The type to name for what ``expr`` writes: a display or a comprehension passed where
+    LangGraph expects ``Any`` is inferred with ``Any`` items (``dict[Any, Any]``); its items' own
+    types say more."""
+    if isinstance(expr, ConditionalExpr):
+        branches = [shown_type(expr.if_expr, type_of), shown_type(expr.else_expr, type_of)]
+        known = [typ for typ in branches if typ is not None]
+        return make_simplified_union(known) if len(known) == 2 else type_of(expr)
     written = type_of(expr)
     proper = get_proper_type(written)
-    if not isinstance(proper, Instance) or not isinstance(expr, (DictExpr, ListExpr, SetExpr)):
+    if not isinstance(proper, Instance):
         return written
-    if isinstance(expr, DictExpr):
-        keys = [type_of(key) if key is not None else None for key, _ in expr.items]
-        values = [type_of(value) for _, value in expr.items]
-        parts = [keys, values]
+    if isinstance(expr, (DictExpr, DictionaryComprehension)):
+        pairs = _dict_items(expr)
+        keys = [type_of(key) if key is not None else None for key, _ in pairs]
+        parts = [keys, [type_of(value) for _, value in pairs]]
     else:
-        parts = [[type_of(item) if not isinstance(item, StarExpr) else None for item in expr.items]]
-    if not expr.items or len(parts) != len(proper.args):
+        items = _items(expr)
+        if items is None or isinstance(expr, TupleExpr):
+            return written
+        parts = [[type_of(item) if not isinstance(item, StarExpr) else None for item in items]]
+    if not parts[0] or len(parts) != len(proper.args):
         return written
     joined = []
     for part in parts:
@@ -486,12 +576,25 @@ def mismatch(
     declared: list[Channel] | None,
     type_of: Callable[[Expression], Type | None],
     type_name: Callable[[Type], str],
+    *,
+    json_profile: bool,
 ) -> str | None:
     """The message for ``expr`` written to channel ``key``, when none of its declarations
     accepts it (``None`` when one does, or when nothing is known)."""
     if not declared:
         return None
     overwrite = _is_overwrite(expr)
+    first = declared[0]
+    if overwrite and all(channel.stores_as_given for channel in declared):
+        # Only a reducer unwraps it: LangGraph stores the Overwrite object (langgraph#9019).
+        return codes.overwrite_message(
+            writer,
+            key,
+            declared_name(first.declared, type_name),
+            first.schema.name,
+            state_kind(first.schema),
+            json_profile and not first.untracked,
+        )
     if overwrite:
         assert isinstance(expr, CallExpr)
         expr = expr.args[0]
@@ -501,18 +604,56 @@ def mismatch(
         return None
     if any(expr_fits(expr, typ, type_of) for typ in accepts):
         return None
-    first = declared[0]
     reducer = None if overwrite else first.reducer
+    shown = shown_type(expr, type_of) or written
+    proper = get_proper_type(shown)
+    if isinstance(proper, Instance) and proper.last_known_value is not None and any(
+        _names_literals(typ) for typ in accepts
+    ):
+        shown = proper.last_known_value  # the member it is not: ``Literal['archived']``
     return codes.channel_type_message(
         writer,
         key,
-        type_name(shown_type(expr, type_of) or written),
+        type_name(shown),
         declared_name(first.declared, type_name),
         first.schema.name,
         state_kind(first.schema),
         reducer.rpartition(".")[2] if reducer is not None else None,
         declared_name(accepts[0], type_name),
+        missing=missing_key(expr, accepts[0]) if len(accepts) == 1 else None,
+        raises=_concatenation_raises(reducer, accepts[0], written),
     )
+
+
+def _names_literals(typ: Type) -> bool:
+    return any(isinstance(get_proper_type(item), LiteralType) for item in flatten_nested_unions([typ]))
+
+
+# Reducers that concatenate: ``current + value``, which raises TypeError unless ``value`` is of the
+# current value's sequence class (measured: tests/test_verdicts_runtime.py).
+_CONCATENATING: Final = frozenset(
+    f"{module}.{name}" for module in ("operator", "_operator") for name in ("add", "concat")
+)
+_CONCATENATED: Final = {"builtins.list": "list", "builtins.tuple": "tuple"}
+
+
+def _concatenation_raises(reducer: str | None, accepts: Type, written: Type) -> str | None:
+    """``list`` when ``reducer`` concatenates a list channel with a value that is no list (every
+    value of ``written``): the step raises TypeError (likewise ``tuple``)."""
+    a = get_proper_type(accepts)
+    sequence = _CONCATENATED.get(a.type.fullname) if isinstance(a, Instance) else None
+    if reducer not in _CONCATENATING or sequence is None:
+        return None
+    assert isinstance(a, Instance)
+    for item in flatten_nested_unions([written]):
+        proper = get_proper_type(item)
+        if isinstance(proper, TupleType):
+            proper = proper.partial_fallback
+        elif isinstance(proper, LiteralType):
+            proper = proper.fallback
+        if not isinstance(proper, Instance) or proper.type.has_base(a.type.fullname):
+            return None
+    return sequence
 
 
 def declared_name(typ: Type, type_name: Callable[[Type], str]) -> str:

@@ -35,7 +35,7 @@ from mypy_lgstate.checker.allowlist import derive_allowlist
 from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.findings import Findings
 from mypy_lgstate.checker.graphs import Graphs
-from mypy_lgstate.checker.walker import Walker
+from mypy_lgstate.checker.walker import AGENT_STATE, Walker
 from mypy_lgstate.checker.writes import NodeGraph, Writes
 from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import LGStateConfig
@@ -270,7 +270,9 @@ class Checks:
         function = self._decorated(ctx)
         if function is not None and isinstance(function.type, CallableType):
             node = sites.Node(function.name, function.type)
-            schemas = (schema,) if schema is not None else ()
+            # Without ``state_schema=``, LangChain gives the middleware ``AgentState``.
+            state = schema if schema is not None else self.walker.lookup(AGENT_STATE)
+            schemas = (state,) if isinstance(state, TypeInfo) else ()
             allowed = self._allowlist(schemas)
             self._check_node_returns(_checker(ctx), function, [node], None, allowed, schemas=schemas)
         return ctx.default_return_type

@@ -43,14 +43,21 @@ class Emitter:
         context: Context,
         *,
         at_fields: bool = True,
+        once_per_file: tuple[str, str] | None = None,
         allowed: frozenset[str] | None,
     ) -> None:
-        """Record what the check read, then report what it found."""
+        """Record what the check read, then report what it found (``report.report``)."""
         self.record_reads(api, findings)
         if not findings.problems and (allowed is None or not findings.user_classes):
             return
         report(
-            api, findings, context, at_fields=at_fields, allowed=allowed, configured=self._configured
+            api,
+            findings,
+            context,
+            at_fields=at_fields,
+            once_per_file=once_per_file,
+            allowed=allowed,
+            configured=self._configured,
         )
 
     def reads_of(self, module: str) -> set[str]:

@@ -114,32 +114,93 @@ def channel_type_message(
     kind: str,
     reducer: str | None,
     accepts: str,
+    *,
+    missing: str | None = None,
+    raises: str | None = None,
 ) -> str:
     """``writer`` names who writes (``Node "n1"``, ``Command.update``); ``reducer`` the channel's
-    reducer, whose second parameter says what the channel ``accepts``."""
+    reducer, whose second parameter says what the channel ``accepts``. ``missing``: a required key
+    the written dict lacks; ``raises``: the sequence class a concatenating reducer
+    (``operator.add``) adds only to itself, so the step raises."""
     if reducer is not None:
+        called = (
+            f"LangGraph calls it with the value in that step, and a {raises} can only be"
+            f" concatenated with a {raises}: it raises TypeError"
+            if raises is not None
+            else "LangGraph calls it with the value"
+        )
         what = (
             f'channel "{key}" ("{declared}" in "{schema}") has the reducer "{reducer}", which takes'
-            f' "{accepts}": LangGraph calls it with the value'
+            f' "{accepts}": {called}'
         )
         fix = f'write a value the reducer takes, or give "{key}" a reducer that takes "{written}"'
     else:
         outcome = _CHANNEL_OUTCOMES[kind].format(written=written, declared=declared, schema=schema)
         what = f'channel "{key}" is declared "{declared}" in "{schema}": {outcome}'
         fix = f'write a value of type "{declared}", or change the declaration of "{key}" in "{schema}"'
+    if missing is not None:
+        what += f' (the dict has no required key "{missing}": reading it raises KeyError)'
     return f'{writer} writes "{written}" to channel "{key}", but {what}. Fix: {fix}'
+
+
+# Only a reducer channel unwraps ``Overwrite(value)``; any other channel stores the Overwrite object
+# (langgraph#9019; measured: tests/test_verdicts_runtime.py).
+_OVERWRITE_OUTCOMES: Final = {
+    "typeddict": 'the nodes after it read an "Overwrite" object where "{declared}" is declared',
+    "dataclass": 'the nodes after it read an "Overwrite" object where "{declared}" is declared',
+    "pydantic": (
+        'pydantic raises ValidationError when LangGraph validates the state with "{schema}" before'
+        " the next node runs"
+    ),
+}
+
+
+def overwrite_message(
+    writer: str, key: str, declared: str, schema: str, kind: str, checkpointed_as_json: bool
+) -> str:
+    """``Overwrite(value)`` written to a channel without a reducer. ``checkpointed_as_json``: the
+    json profile, and a channel that is checkpointed (not an ``UntrackedValue``)."""
+    if checkpointed_as_json and kind != "pydantic":
+        outcome = "the JSON serializer raises TypeError when the checkpoint is written"
+    else:
+        outcome = _OVERWRITE_OUTCOMES[kind].format(declared=declared, schema=schema)
+    return (
+        f'{writer} writes Overwrite(...) to channel "{key}" ("{declared}" in "{schema}"), which has'
+        " no reducer: only a reducer channel unwraps an Overwrite, so LangGraph stores the Overwrite"
+        f' object itself, and {outcome}. Fix: write the value itself, or give "{key}" a reducer'
+    )
 
 
 # A ``Send`` payload is its node's input as it is: not validated, coerced nor converted to the node's
 # input schema, also when the node runs from the checkpoint (tests/test_send_payloads_runtime.py).
-def send_item_message(node: str, key: str, written: str, declared: str, schema: str) -> str:
-    """An item of a dict sent to a node whose input is a TypedDict."""
+def send_item_message(
+    node: str,
+    key: str,
+    written: str,
+    declared: str,
+    schema: str,
+    source: tuple[str, str] | None = None,
+) -> str:
+    """An item of a dict sent to a node whose input is a TypedDict. ``source``: the field of
+    another class (and the class) the written value reads, whose declaration says ``written``."""
+    if source is None:
+        fix = (
+            f'write a value of type "{declared}", or change the declaration of "{key}" in'
+            f' "{schema}"'
+        )
+        origin = ""
+    else:
+        field, owner = source
+        origin = f' (read from "{field}", declared "{written}" in "{owner}")'
+        fix = (
+            f'the declarations of "{field}" in "{owner}" and of "{key}" in "{schema}" disagree:'
+            " correct the one that does not say what the value holds, or convert the value"
+        )
     return (
-        f'Send("{node}", ...) writes "{written}" to key "{key}" of node "{node}"\'s input, but "{key}"'
-        f' is declared "{declared}" in "{schema}": LangGraph hands a Send payload to its node'
-        f' unchanged, and node "{node}" reads a value of type "{written}" where "{declared}" is'
-        f' declared. Fix: write a value of type "{declared}", or change the declaration of "{key}" in'
-        f' "{schema}"'
+        f'Send("{node}", ...) writes "{written}"{origin} to key "{key}" of node "{node}"\'s input,'
+        f' but "{key}" is declared "{declared}" in "{schema}": LangGraph hands a Send payload to'
+        f' its node unchanged, and node "{node}" reads a value of type "{written}" where'
+        f' "{declared}" is declared. Fix: {fix}'
     )
 
 

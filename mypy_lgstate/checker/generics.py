@@ -20,8 +20,8 @@ from mypy.types import (
     get_proper_type,
 )
 
-from mypy_lgstate.checker import errorcodes as codes
-from mypy_lgstate.checker.findings import Findings
+from mypy_lgstate.checker import errorcodes as codes, model_facts
+from mypy_lgstate.checker.findings import NOTHING, Findings
 from mypy_lgstate.core import messages
 
 if TYPE_CHECKING:
@@ -42,9 +42,29 @@ def is_parametrized(typ: Instance) -> bool:
 
 
 def unimportable(walker: Walker, typ: Instance) -> Findings:
-    """A parametrized generic model: the loader cannot re-import it, it comes back as a dict."""
+    """A parametrized generic model: the loader cannot re-import it, it comes back as a dict;
+    unless pydantic registered it (``_registered``)."""
+    if _registered(walker, typ):
+        return NOTHING
     return walker.problem(
         codes.UNIMPORTABLE, typ, messages.GENERIC_MODEL_UNIMPORTABLE, _fix(walker, typ)
+    )
+
+
+def _registered(walker: Walker, typ: Instance) -> bool:
+    """Whether pydantic registers ``Box[int]`` in the module of ``Box``, where the loader finds it:
+    it does when a top-level ``class IntBox(Box[int])`` there is what first makes it
+    (``model_facts.makes_base_first``). The generic's module runs whole before any module that
+    imports it; what another module, or a function, makes first is not seen."""
+    module = walker.module(typ.type.module_name)
+    if module is None:
+        return False
+    return any(
+        isinstance(info := symbol.node, TypeInfo)
+        and info.module_name == module.fullname
+        and any(isinstance(base, Instance) and base == typ for base in info.bases)
+        and model_facts.makes_base_first(info)
+        for symbol in module.names.values()
     )
 
 

@@ -33,6 +33,7 @@ class Graphs:
         # What each graph's channels accept (``channels``).
         self._accepting: dict[Schemas, dict[str, list[channels.Channel]]] = {}
         self._special: dict[Schemas, channels.Special] = {}
+        self._reduced: dict[Schemas, frozenset[str]] = {}
 
     def forget(self) -> None:
         self._schemas.clear()
@@ -41,6 +42,7 @@ class Graphs:
         self._declared.clear()
         self._accepting.clear()
         self._special.clear()
+        self._reduced.clear()
 
     def schemas(self, graph: Type) -> Schemas:
         """The schema classes of a ``StateGraph[...]`` type."""
@@ -69,6 +71,18 @@ class Graphs:
         if found is None:
             found = self._accepting[schemas] = channels.graph_channels(
                 schemas, api.modules, self._lookup
+            )
+        return found
+
+    def reduced_keys(self, api: TypeChecker, schemas: Schemas) -> frozenset[str]:
+        """The keys whose every declaration has a reducer: it gets what is written, and stores
+        what it returns."""
+        found = self._reduced.get(schemas)
+        if found is None:
+            found = self._reduced[schemas] = frozenset(
+                key
+                for key, declarations in self.accepting(api, schemas).items()
+                if all(channel.reducer is not None for channel in declarations)
             )
         return found
 

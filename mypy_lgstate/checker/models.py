@@ -190,6 +190,7 @@ def pydantic_state(walker: Walker, info: TypeInfo, found: Findings) -> Findings:
         for name, sym in base.names.items()
         if isinstance(node := sym.node, Var)
         and node.is_classvar
+        and not sym.plugin_generated  # ``__dataclass_fields__``: mypy's, not in the class
         and not node.is_inferred  # get_type_hints() sees annotated ClassVars only
         and node.type is not None
     ]

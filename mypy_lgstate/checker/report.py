@@ -33,6 +33,7 @@ from mypy.plugin import CheckerPluginInterface
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.allowlist import is_allowed
 from mypy_lgstate.checker.findings import Anchor, Findings, Problem, UserClass
+from mypy_lgstate.core.libraries import LIBRARY_DIRS
 from mypy_lgstate.core.messages import TAG_END, TAG_START, allowlist_what_fix
 
 # Set by the ``lgstate`` command for its builds: each message of a problem that may be reached from
@@ -49,13 +50,18 @@ def report(
     call: Context,
     *,
     at_fields: bool = True,
+    once_per_file: tuple[str, str] | None = None,
     allowed: frozenset[str] | None = None,
     configured: Iterable[str] = (),
 ) -> None:
     """Report ``findings``; with ``allowed`` (strict msgpack), also every user class not allowed.
 
     ``at_fields`` moves a problem to the line of its field when that lies in this file (state
-    schemas); a write-site value is reported where it is written (``at_fields=False``). ``call``
+    schemas); a write-site value is reported where it is written (``at_fields=False``), each time,
+    unless ``once_per_file`` is given: a node's declared update type, the same at every call that
+    registers the node (under any name), whose problems are reported at the first such call
+    (``once``). It is ``(root, declarer)``: the path root of the findings (``node()``) and what
+    declares them (the node function), which identifies a problem that no field does. ``call``
     may be a class (``state_classes``): its ``class`` line stands in for the call.
     """
     assert isinstance(api, TypeChecker)
@@ -74,7 +80,12 @@ def report(
     for finding, what, fix, code in found:
         if not at_fields:
             message = codes.problem_message(finding.path, finding.type_name, what, fix, None)
-            fail(api, message, call, code)
+            if once_per_file is not None:
+                root, declarer = once_per_file
+                site = None if finding.anchors else (declarer, finding.path[len(root):])
+                once(api, finding.identity(site), message, call, code, declared=None)
+            else:
+                fail(api, message, call, code)
             continue
         context, path, where, site = _locate(api, finding.path, finding.anchors, call)
         message = codes.problem_message(path, finding.type_name, what, fix, where)
@@ -94,7 +105,9 @@ def once(
     """Report the problem ``identity`` unless this file already reports it (at another call that
     made the same class graph state). ``declared``: the message is on the problem's own line (its
     field in this file), the best place ``lgstate check`` can show it, and this is the identity of
-    the field there, which subclasses of its class share (a TypedDict base's key).
+    the field there, which subclasses of its class share (a TypedDict base's key). Either identity
+    reported already counts: a field of another module's class held by the fields of two roots of
+    this file is one problem, reported on the first root's line.
 
     The tag keeps ``identity``, which other files can compute too: they cannot see which TypedDict
     base declares a key (mypy keeps no trace of it outside the base's own syntax tree).
@@ -102,20 +115,24 @@ def once(
     The earlier report counts only while mypy still holds it (or a ``# type: ignore`` took it): the
     daemon drops the errors of a function it checks again, and then the next call reports it.
     """
-    key = (code.code, identity if declared is None else declared)
+    keys = [(code.code, identity)]
+    if declared is not None:
+        keys.insert(0, (code.code, declared))
     errors = api.msg.errors
     file = errors.file
     tree, seen = _reported.get(file, (None, {}))
     if tree is not api.tree:
         seen = {}
         _reported[file] = (api.tree, seen)
-    earlier = seen.get(key)
-    if earlier is not None and _still_reported(api, file, *earlier, code):
-        return
+    for key in keys:
+        earlier = seen.get(key)
+        if earlier is not None and _still_reported(api, file, *earlier, code):
+            return
     if tagging:
         place = "call" if declared is None else "home"
         message += f"{TAG_START}{_digest((code.code, identity))} {place}{TAG_END}"
-    seen[key] = (context.line, message)
+    for key in keys:
+        seen[key] = (context.line, message)
     fail(api, message, context, code)
 
 
@@ -179,8 +196,8 @@ def _locate(
         return call, path, None, None
     _, home = _field_home(anchors[0][0], anchors[0][1], module)
     source = api.modules.get(home.module_name)
-    if source is None:
-        return call, path, home.fullname, None
+    if source is None or any(part in source.path for part in LIBRARY_DIRS):
+        return call, path, home.fullname, None  # an installed library: its module says where
     return call, path, f"{home.fullname} in {api.msg.errors.simplify_path(source.path)}", None
 
 

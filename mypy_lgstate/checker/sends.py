@@ -8,7 +8,9 @@ parameter declares (mypy checks its body against it), or, without an annotation,
 TypedDict is compared item by item with the TypedDict's declared items (no reducer runs on a
 payload); one sent to a node whose input is a pydantic model or a dataclass is wrong as a whole: the
 node gets the dict. A key the input does not declare is handed over too, and read by nothing the
-node declares: it is not reported.
+node declares: it is not reported. An item that reads a field of another class
+(``state["search_query"]``) has that field's declared type: the message names that declaration too,
+since either may be the wrong one.
 
 The target is known when the node's name is a string literal and this module's builders add nodes
 of that name (``add_node("work", work)``, ``add_node(work)``) with one input schema between them:
@@ -17,6 +19,7 @@ read once per module tree from its syntax and declarations, as ``builders.node_g
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final, NamedTuple
 
 from mypy.checker import TypeChecker
@@ -24,14 +27,17 @@ from mypy.nodes import (
     CallExpr,
     Decorator,
     DictExpr,
+    Expression,
     FuncDef,
+    IndexExpr,
     LambdaExpr,
+    MemberExpr,
     MypyFile,
     RefExpr,
     StrExpr,
     TypeInfo,
 )
-from mypy.types import AnyType, get_proper_type
+from mypy.types import AnyType, Instance, Type, TypedDictType, get_proper_type
 
 from mypy_lgstate.checker import channels, errorcodes as codes
 from mypy_lgstate.checker.report import fail
@@ -144,5 +150,22 @@ def _check_payload(api: TypeChecker, target: Target, reported: set[str], walker:
             type_name(channels.shown_type(value, type_of) or written),
             channels.declared_name(declared[key.value], type_name),
             target.schema.name,
+            _declared_source(value, type_of),
         )
         fail(api, message, value, codes.CHANNEL_TYPE)
+
+
+def _declared_source(
+    value: Expression, type_of: Callable[[Expression], Type | None]
+) -> tuple[str, str] | None:
+    """Where the type of ``value`` is declared, when it reads a field of another class
+    (``state["search_query"]``, ``state.search_query``): the field and its class."""
+    if isinstance(value, IndexExpr) and isinstance(value.index, StrExpr):
+        base = get_proper_type(type_of(value.base))
+        if isinstance(base, TypedDictType) and value.index.value in base.items:
+            return value.index.value, base.fallback.type.name
+    if isinstance(value, MemberExpr):
+        base = get_proper_type(type_of(value.expr))
+        if isinstance(base, Instance) and discovery.is_schema(base.type):
+            return value.name, base.type.name
+    return None

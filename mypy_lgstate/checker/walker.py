@@ -16,7 +16,7 @@ keys), ``models.py`` (pydantic models, dataclasses, TypedDicts, NamedTuples), ``
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Final
 
 from mypy.errorcodes import ErrorCode
@@ -58,8 +58,10 @@ from mypy_lgstate.checker.findings import (
 )
 from mypy_lgstate.core import messages, rules
 from mypy_lgstate.core.config import LGStateConfig
+from mypy_lgstate.routes.agents import STRUCTURED_RESPONSE
 
 _SERIALIZER: Final = {"json": "the JSON serializer", "msgpack": "the msgpack serializer"}
+AGENT_STATE: Final = "langchain.agents.middleware.types.AgentState"
 
 
 class Walker:
@@ -109,26 +111,39 @@ class Walker:
     def check_state_class(self, info: TypeInfo) -> Findings:
         """A graph-state schema: each field is a channel, checked on its own; paths start at the class."""
         found = self.class_findings(info, None, in_model_value=False)
+        if STRUCTURED_RESPONSE in (info.typeddict_type.items if info.typeddict_type else ()):
+            found = self._without_agent_response(info, found)
         if models.is_pydantic(info):
             found = models.pydantic_state(self, info, found)
         elif info.typeddict_type is not None and self._annotations_deferred(info.module_name):
             found = generics.registered_with_deferred_annotations(found)
         return channel_values(found.under(info.name), info.name, fields=True)
 
+    def _without_agent_response(self, info: TypeInfo, found: Findings) -> Findings:
+        """``found``, the findings of a subclass of LangChain's ``AgentState``, without its
+        ``structured_response``: declared by ``AgentState`` with a type variable that the class
+        leaves unbound (``Any``), it holds what ``create_agent(response_format=...)`` parses,
+        which is checked at that call."""
+        agent_state = self.lookup(AGENT_STATE)
+        assert info.typeddict_type is not None
+        if not (
+            isinstance(agent_state, TypeInfo)
+            and agent_state.typeddict_type is not None
+            and agent_state.typeddict_type.items.keys() <= info.typeddict_type.items.keys()
+            and isinstance(
+                get_proper_type(info.typeddict_type.items[STRUCTURED_RESPONSE]),
+                (AnyType, TypeVarType),
+            )
+        ):
+            return found
+        return found._replace(problems=tuple(
+            problem for problem in found.problems
+            if not (problem.anchors and problem.anchors[0][1] == STRUCTURED_RESPONSE)
+        ))
+
     def _annotations_deferred(self, module_name: str) -> bool:
         tree = self.module(module_name)
         return tree is not None and tree.is_future_flag_set("annotations")
-
-    def revalidated(self, found: Findings, paths: Sequence[str]) -> Findings:
-        """``found``, with a tuple written as the whole value at one of ``paths`` worded as a
-        pydantic state schema's tuple field is (``models.pydantic_state``)."""
-        what = models.REVALIDATED.format(serializer=self.serializer)
-        return found._replace(
-            problems=tuple(
-                p._replace(what=what) if p.path in paths and p.fix == containers.TUPLE_AS_LIST.fix else p
-                for p in found.problems
-            )
-        )
 
     def check_value(self, typ: Type, path: str, *, channel: bool = False) -> Findings:
         """A value written at a write site (a node update, ``Send``, ``interrupt``, ...);
@@ -146,7 +161,12 @@ class Walker:
         proper = get_proper_type(typ)
         if self.profile != "json" or not isinstance(proper, Instance):
             return NOTHING
-        dump = "value.model_dump()" if models.is_pydantic(proper.type) else "dataclasses.asdict(value)"
+        # A model's own dump keeps datetimes and the like, which JSON cannot write either.
+        dump = (
+            'value.model_dump(mode="json")'
+            if models.is_pydantic(proper.type)
+            else "dataclasses.asdict(value)"
+        )
         return Findings((Problem(
             codes.UNSERIALIZABLE, path, self.type_name(typ), messages.START_INPUT_WHAT,
             messages.start_input_fix(dump),
@@ -201,7 +221,8 @@ class Walker:
         if verdict.outcome == "ok":
             return NOTHING
         if verdict.outcome == "raises":
-            return self.problem(codes.UNSERIALIZABLE, typ, f"{self.serializer} {messages.RAISES}", verdict.fix)
+            what = f"{self.serializer} {messages.RAISES}"
+            return self.problem(codes.UNSERIALIZABLE, typ, what, verdict.fix)
         return self.problem(
             codes.LOSSY,
             typ,
@@ -284,7 +305,8 @@ class Walker:
             return self.verdict(typ, rules.raises(fix))
         if isinstance(typ, TypeType):
             item = get_proper_type(typ.item)
-            if self.profile == "msgpack" and isinstance(item, Instance) and models.defaults_only(item.type):
+            msgpack = self.profile == "msgpack"
+            if msgpack and isinstance(item, Instance) and models.defaults_only(item.type):
                 return self.verdict(typ, rules.lossy(*messages.DATACLASS_CLASS_LOSSY))
             return self.verdict(typ, rules.raises(rules.CLASS_FIX))
         if isinstance(typ, TupleType):

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from mypy.checker import TypeChecker
-from mypy.nodes import Context, Expression, FuncDef, StrExpr, TypeInfo
-from mypy.types import AnyType, Type, TypeOfAny, get_proper_type
+from mypy.nodes import LDEF, Context, Expression, FuncDef, NameExpr, StrExpr, TypeInfo, Var
+from mypy.types import AnyType, CallableType, Type, TypeOfAny, get_proper_type
 
 from mypy_lgstate.checker import channels, errorcodes as codes, repeats
 from mypy_lgstate.checker.emit import Emitter
@@ -25,6 +25,34 @@ from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import bodies, functional, sites
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
+
+
+def _label(node: sites.Node) -> str:
+    """How messages about a node's declared return type name the node: by its name, but a
+    middleware hook a class inherits (``A.before_model``, declared as ``Base.before_model``) by
+    the method that declares it, which is what the user wrote."""
+    proper = get_proper_type(node.type)
+    defn = proper.definition if isinstance(proper, CallableType) else None
+    if isinstance(defn, FuncDef) and node.name.endswith(f".{defn.name}"):
+        return bodies.function_name(defn)
+    return node.name
+
+
+def _declarer(node: sites.Node) -> str:
+    """What declares a node's return type: its function, else the node's name."""
+    proper = get_proper_type(node.type)
+    if isinstance(proper, CallableType) and isinstance(proper.definition, FuncDef):
+        return proper.definition.fullname
+    return node.name
+
+
+class _Bound(NamedTuple):
+    """What a local bound to dict displays writes: a display, or one ``update["key"] = value``
+    (``path``: ``["key"]``), with the channel items it writes."""
+
+    value: Expression
+    path: str
+    items: list[tuple[StrExpr, Expression]]
 
 
 class NodeGraph(NamedTuple):
@@ -69,7 +97,8 @@ class Writes:
             unchecked = record(node, ret, function is not None) if record is not None else None
             if ret is None:
                 continue
-            shape = sites.update_shape(ret, node.name)
+            label = _label(node)
+            shape = sites.update_shape(ret, label)
             if shape.untyped or function is not None:
                 shown = self._shown_return(ret)
                 if function is not None:
@@ -86,35 +115,44 @@ class Writes:
                 names, state = channels
                 for key, update_name in shape.keys:
                     if key not in names:
-                        unknown.append(f"{node.name}().{key}")
+                        unknown.append(f"{label}().{key}")
                         fail(
                             api,
-                            codes.unknown_key_message(node.name, key, update_name, state),
+                            codes.unknown_key_message(label, key, update_name, state),
                             context,
                             codes.UNKNOWN_KEY,
                         )
             # A field of the channel's own declared type was checked with the schema (``repeats``).
             declared = self._graphs.declared_types(schemas)
-            restated = repeats.restated_update_fields(ret, f"{node.name}()", declared)
+            restated = repeats.restated_update_fields(ret, f"{label}()", declared)
             untracked = [
-                f"{node.name}().{key}"
+                f"{label}().{key}"
                 for key in self._graphs.special_keys(api, schemas).untracked
             ]
             for path, typ in shape.checked:
                 if path in restated:
                     continue
-                findings = repeats.revalidated_tuples(
+                findings = repeats.added(
                     self._walker,
                     self._walker.check_value(typ, path, channel=True),
-                    f"{node.name}()",
-                    schemas,
+                    f"{label}()",
                     declared,
+                    schemas,
                 )
                 if unknown or restated or untracked:
                     # LangGraph drops the unknown keys, and never checkpoints untracked ones: what
                     # they hold never reaches a checkpoint.
                     findings = sites.outside(findings, [*unknown, *restated, *untracked])
-                self._emit(api, findings, context, at_fields=False, allowed=allowed)
+                # The same problem at every call that registers the node, under any name (one
+                # function as the hook of several middleware classes): reported at the first.
+                self._emit(
+                    api,
+                    findings,
+                    context,
+                    at_fields=False,
+                    once_per_file=(f"{label}()", _declarer(node)),
+                    allowed=allowed,
+                )
         return later
 
     def _shown_return(self, ret: Type) -> str | None:
@@ -153,17 +191,16 @@ class Writes:
                     unknown.append(key.value)
                     message = codes.unknown_body_key_message(name, key.value, state)
                     fail(api, message, key, codes.UNKNOWN_KEY)
-            # LangGraph drops the unknown keys; a channel's own declared type was checked there.
-            declared = self._graphs.declared_types(body.schemas)
+            # LangGraph drops the unknown keys, and never checkpoints the untracked ones.
             dropped = [*unknown, *self._graphs.special_keys(api, body.schemas).untracked]
             values = [
                 value
                 for value in bodies.values(returned, root, api)
                 if not bodies.under_keys(value, root, dropped)
-                and not bodies.declared_as(value, root, declared)
             ]
             reported = self._check_written(
-                api, values, root, body.schemas, body.allowed, updates=True, dotted=True
+                api, values, root, body.schemas, body.allowed, updates=True, dotted=True,
+                declared=self._graphs.declared_types(body.schemas),
             )
             written = [
                 (key, expr) for key, expr in bodies.written_items(returned) if key not in unknown
@@ -192,14 +229,24 @@ class Writes:
     ) -> set[str]:
         """One value a write site adds: its serializer findings, then its channel types (returns the
         paths the serializer findings are at)."""
-        pairs = sites.update_pairs(expr, root, api) if root == "Command.update" else None
-        values = [
-            value
-            for value in pairs or sites.values_of(expr, root, api)
-            if not repeats.restated_item(value, root, declared)
-        ]
+        displays = self._bound_displays(api, expr)
+        if displays is not None:  # a local bound to displays: what they write, key by key
+            values = [
+                value
+                for display in displays
+                for value in sites.values_of(display.value, root + display.path, api)
+            ]
+        else:
+            pairs = sites.update_pairs(expr, root, api) if root == "Command.update" else None
+            values = list(pairs or sites.values_of(expr, root, api))
         writer = CHANNEL_TYPE_WRITERS.get(root) or CHANNEL_TYPE_WRITERS.get(site)
-        items = channels.update_items(expr) if writer is not None else []
+        items: list[tuple[StrExpr, Expression]] = []
+        if writer is not None:
+            items = (
+                channels.update_items(expr)
+                if displays is None
+                else [item for display in displays for item in display.items]
+            )
         typed = schemas
         if graph is not None and root == "Command.update":
             typed = graph.schemas
@@ -211,7 +258,8 @@ class Writes:
             untracked = list(self._graphs.special_keys(api, typed).untracked)
             values = [value for value in values if not bodies.under_keys(value, root, untracked)]
         reported = self._check_written(
-            api, values, root, schemas, allowed, updates=site in sites.CHANNEL_ROOTS
+            api, values, root, schemas, allowed, updates=site in sites.CHANNEL_ROOTS,
+            declared=declared if root in repeats.CHANNEL_ITEM_ROOTS else None,
         )
         if items:
             written = [(key.value, value) for key, value in items]
@@ -234,6 +282,27 @@ class Writes:
                 fail(api, message, key, codes.UNKNOWN_KEY)
         return unknown
 
+    def _bound_displays(self, api: TypeChecker, expr: Expression) -> list[_Bound] | None:
+        """What a local of the function being checked holds when only dict displays (and its
+        ``update["key"] = value`` items) are bound to it: ``Command(update=update)`` writes their
+        keys, which its type (``dict[str, ...]``) no longer tells."""
+        function = api.scope.current_function()
+        if not (
+            isinstance(expr, NameExpr)
+            and expr.kind == LDEF
+            and isinstance(expr.node, Var)
+            and isinstance(function, FuncDef)
+        ):
+            return None
+        bound = bodies.bound_displays(function, expr.node)
+        if bound is None:
+            return None
+        displays, items = bound
+        return [
+            *(_Bound(display, "", channels.update_items(display)) for display in displays),
+            *(_Bound(value, key_part(key.value), [(key, value)]) for key, value in items),
+        ]
+
     def _check_written(
         self,
         api: TypeChecker,
@@ -244,22 +313,31 @@ class Writes:
         *,
         updates: bool,
         dotted: bool = False,
+        declared: dict[str, list[Type]] | None = None,
     ) -> set[str]:
         """Check the values written under ``root``, each reported where it is written. ``updates``:
         the value at ``root`` updates the channels key by key (a ``Command.update``, a graph's input,
         what a node returns), rather than being stored whole; ``dotted`` shows a node's keys as
-        ``node().key`` (``bodies.dotted``). Returns the paths of the values it reported."""
-        messages = (
-            self._graphs.messages_channels(schemas)
-            | self._graphs.special_keys(api, schemas).messages
-        )
+        ``node().key`` (``bodies.dotted``); ``declared``: the channels' declared types, whose
+        problems a value restates (``repeats``). Returns the paths of the values it reported."""
+        special = self._graphs.special_keys(api, schemas)
+        messages = self._graphs.messages_channels(schemas) | special.messages
+        reduced = self._graphs.reduced_keys(api, schemas) if updates else frozenset()
         reported: set[str] = set()
         for value in values:
             if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
                 continue
-            if messages and sites.is_message_like(value.shown or value.type):
-                if any(value.path.startswith(root + key_part(key)) for key in messages):
-                    continue  # add_messages turns it into a message
+            place = repeats.channel_of(value.path, root)
+            if updates and place is not None and place[0] in special.messages:
+                # add_messages stores messages, whatever it takes; what it does not take is the
+                # channel-type check's.
+                continue
+            if (
+                place is not None
+                and place[0] in messages
+                and sites.is_message_like(value.shown or value.type)
+            ):
+                continue
             schema = sites.channels_schema(value, root) if updates else None
             if schema is not None and root in sites.START_ROOTS:
                 start = self._walker.start_input(value.type, value.path)
@@ -277,9 +355,17 @@ class Writes:
                 findings = self._walker.check_value(value.type, value.path, channel=channel)
             if value.shown is not None:
                 findings = sites.naming(findings, value.path, self._walker.type_name(value.shown))
+            if declared:
+                findings = repeats.added(self._walker, findings, root, declared, schemas)
+            if updates and place is not None and place[1] == "" and place[0] in reduced:
+                # A reducer gets the value, and stores what it returns: what it takes is the
+                # channel-type check's.
+                findings = findings._replace(
+                    problems=tuple(p for p in findings.problems if p.path != value.path)
+                )
             if dotted:
                 findings = sites.repathed(findings, lambda path: bodies.dotted(path, root))
-            if findings.problems:
+            if any(problem.code is not codes.ANY for problem in findings.problems):
                 reported.add(value.path)
             self._emit(api, findings, value.expr, at_fields=False, allowed=allowed)
         return reported
@@ -305,7 +391,7 @@ class Writes:
                 continue
             message = channels.mismatch(
                 writer, key, expr, accepting.get(key), api.lookup_type_or_none,
-                self._walker.type_name,
+                self._walker.type_name, json_profile=self._walker.profile == "json",
             )
             if message is not None:
                 fail(api, message, expr, codes.CHANNEL_TYPE)

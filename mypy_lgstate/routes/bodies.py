@@ -60,7 +60,6 @@ from mypy.nodes import (
     WhileStmt,
     WithStmt,
 )
-from mypy.subtypes import is_same_type
 from mypy.types import AnyType, CallableType, Instance, NoneType, Type, get_proper_type
 
 from mypy_lgstate.core.messages import key_part
@@ -298,6 +297,18 @@ def _alternatives(returns: list[Expression]) -> Iterator[Expression]:
             yield expr
 
 
+def bound_displays(
+    function: FuncDef, var: Var
+) -> tuple[list[DictExpr], list[tuple[StrExpr, Expression]]] | None:
+    """The dict displays bound to local ``var`` in ``function``, and its ``var["key"] = value``
+    items; ``None`` when something else is bound to it too."""
+    assignments: list[AssignmentStmt] = []
+    _collect(function.body.body, [], assignments)
+    displays: list[DictExpr] = []
+    items: list[tuple[StrExpr, Expression]] = []
+    return (displays, items) if _bound_displays(var, assignments, displays, items) else None
+
+
 def _is_command(callee: Expression) -> bool:
     return isinstance(callee, RefExpr) and callee.fullname == sites.COMMAND
 
@@ -400,16 +411,6 @@ def under_keys(value: sites.Value, root: str, keys: list[str]) -> bool:
         if value.path.startswith(top) and value.path[len(top):len(top) + 1] in ("", "[", "{"):
             return True
     return False
-
-
-def declared_as(value: sites.Value, root: str, declared: dict[str, list[Type]]) -> bool:
-    """Whether ``value`` is a channel's whole value of exactly the type the graph declares for that
-    channel (``{"order": state["order"]}``): the schema's own check already said all there is."""
-    rest = value.path[len(root):]
-    return any(
-        rest == key_part(key) and any(is_same_type(value.type, typ) for typ in types)
-        for key, types in declared.items()
-    )
 
 
 def dotted(path: str, root: str) -> str:

@@ -22,11 +22,15 @@ from mypy.nodes import (
     ARG_STAR,
     ARG_STAR2,
     CallExpr,
+    ConditionalExpr,
     DictExpr,
+    DictionaryComprehension,
     Expression,
     FuncItem,
+    ListComprehension,
     ListExpr,
     RefExpr,
+    SetComprehension,
     SetExpr,
     StarExpr,
     StrExpr,
@@ -36,6 +40,7 @@ from mypy.nodes import (
 from mypy.join import join_type_list
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.subtypes import find_member
+from mypy.typeops import make_simplified_union
 from mypy.types import (
     AnyType,
     CallableType,
@@ -53,6 +58,7 @@ from mypy.types import (
     get_proper_type,
 )
 
+from mypy_lgstate.checker import channels
 from mypy_lgstate.checker.findings import Findings
 from mypy_lgstate.checker.models import model_fields
 from mypy_lgstate.core.messages import key_part
@@ -135,8 +141,12 @@ def update_shape(ret: Type, node: str) -> UpdateShape:
                 keys.append((key, part.type.name))
         elif isinstance(part, Instance) and part.type.fullname in MAPPINGS:
             value = get_proper_type(part.args[1]) if len(part.args) == 2 else None
-            if value is None or isinstance(value, AnyType):
-                untyped = True
+            if (
+                value is None
+                or isinstance(value, AnyType)
+                or isinstance(value, Instance) and value.type.fullname == "builtins.object"
+            ):
+                untyped = True  # its body tells, when it is read (``bodies.is_loose``)
             else:
                 checked.append((f"{node}(){{}}", value))
     return UpdateShape(checked, keys, untyped)
@@ -274,14 +284,26 @@ def values_of(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
             yield Value(path, expr, _hollow(container), _display_type(expr, container, api))
         for index, item in enumerate(expr.items):
             yield from values_of(item, f"{path}[{index}]", api)
+    elif isinstance(expr, ConditionalExpr):  # either value may be written
+        yield from values_of(expr.if_expr, path, api)
+        yield from values_of(expr.else_expr, path, api)
+    elif isinstance(expr, (ListComprehension, SetComprehension, DictionaryComprehension)):
+        # Inferred where LangGraph expects ``Any`` (``list[Any]``): its items' own types tell.
+        typ = channels.shown_type(expr, api.lookup_type_or_none)
+        if typ is not None:
+            yield Value(path, expr, typ)
     else:
         yield from _typed(expr, path, api)
 
 
 def update_pairs(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value] | None:
     """The values of ``Command(update=[("key", value), ...])``, the list-of-pairs form, which
-    LangGraph reads as ``{"key": value, ...}``; ``None`` when ``expr`` is not such a display."""
-    if not isinstance(expr, (ListExpr, TupleExpr)) or not expr.items:
+    LangGraph reads as ``{"key": value, ...}`` (a list of such pairs held in a variable: the type
+    of its values, under ``Command.update{}``); ``None`` when ``expr`` is neither."""
+    if not isinstance(expr, (ListExpr, TupleExpr)):
+        values = _pair_value(api.lookup_type_or_none(expr))
+        return iter([Value(path + "{}", expr, values)]) if values is not None else None
+    if not expr.items:
         return None
     pairs = []
     for item in expr.items:
@@ -293,6 +315,22 @@ def update_pairs(expr: Expression, path: str, api: TypeChecker) -> Iterator[Valu
         assert isinstance(key, StrExpr)
         pairs.append((path + key_part(key.value), value))
     return (found for item_path, value in pairs for found in values_of(value, item_path, api))
+
+
+def _pair_value(typ: Type | None) -> Type | None:
+    """``V`` of a sequence of ``(str, V)`` pairs."""
+    proper = get_proper_type(typ)
+    if not isinstance(proper, Instance) or proper.type.fullname not in _PAIR_SEQUENCES:
+        return None
+    values = []
+    for pair in union_items(get_proper_type(proper.args[0])) if proper.args else ():
+        if not (isinstance(pair, TupleType) and len(pair.items) == 2 and _is_str(pair.items[0])):
+            return None
+        values.append(pair.items[1])
+    return make_simplified_union(values) if values else None
+
+
+_PAIR_SEQUENCES: Final = frozenset({"builtins.list", "builtins.tuple", "typing.Sequence"})
 
 
 def _display_type(expr: TupleExpr | SetExpr, inferred: Type, api: TypeChecker) -> Type:
