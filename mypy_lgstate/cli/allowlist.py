@@ -1,0 +1,1 @@
+"""``lgstate allowlist``: placeholder, filled in below."""
