@@ -22,6 +22,7 @@ from mypy_lgstate.runtime.audit.problems import Finding
 from mypy_lgstate.runtime.audit.stores import AuditSerde, Unreadable
 
 CHECKPOINT = "(checkpoint)"  # the channel a finding about the whole checkpoint names
+START = "__start__"  # the graph's input, before it is applied
 
 
 def is_internal(channel: str) -> bool:
@@ -35,8 +36,11 @@ class Auditor:
         graphs: list[GraphSpec],
         serde: AuditSerde,
         allowed: Collection[tuple[str, ...]] | None,
+        *,
+        inline_primitives: bool = False,
     ) -> None:
         self.graphs = graphs
+        self.inline_primitives = inline_primitives  # PostgresSaver: plain values are stored as JSON
         self.serde = serde
         self.allowed = allowed  # the strict allowlist, None when permissive
         self._decoded: dict[int, Any] = {}
@@ -75,15 +79,19 @@ class Auditor:
             found.append((Finding(wording.UNREADABLE, CHECKPOINT, CHECKPOINT, message), CHECKPOINT))
             return found
         values: dict[str, Any] = checkpoint.get("channel_values") or {}
-        graph = self.graph_for(ns, values)
+        writes = checkpoint_tuple.pending_writes or ()
+        start = values.get(START)
+        graph = self.graph_for(
+            ns, [*values, *(write[1] for write in writes), *(start if isinstance(start, dict) else ())]
+        )
         if graph is None:
             return None
         self._state = graph.state
         state = graph.state.__name__ if graph.state is not None else "the graph's state"
         checked = {name: value for name, value in values.items() if not is_internal(name)}
-        if graph.state_kind == "pydantic model":
+        if graph.state_kind == "pydantic model" and START not in values:
             self._pydantic_state(graph, state, checked, checkpoint, found)
-        else:
+        elif START not in values:  # else the input is still to be applied: the state is not built
             for name in sorted(graph.required - checked.keys()):
                 place = wording.Place(name, state, graph.state_kind, write=False)
                 path = key_part(name)
@@ -101,7 +109,13 @@ class Auditor:
                 self._dropped(name, place, found)
             else:
                 self._value(spec.value, value, place, checkpoint, found)
-        for _, name, value in checkpoint_tuple.pending_writes or ():
+        if isinstance(start, dict):  # the graph's input, applied to its channels on resume
+            for name, value in start.items():
+                spec = graph.channels.get(name) if isinstance(name, str) else None
+                if spec is not None:
+                    place = wording.Place(name, state, graph.state_kind, write=True)
+                    self._value(spec.write, value, place, checkpoint, found, inside=(START, name))
+        for _, name, value in writes:
             if is_internal(name) and not isinstance(value, Unreadable):
                 continue
             place = wording.Place(name, state, graph.state_kind, write=True)
@@ -170,7 +184,9 @@ class Auditor:
         place: wording.Place,
         checkpoint: Any,
         found: list[tuple[Finding, str]],
+        inside: tuple[str, str] | None = None,
     ) -> None:
+        """``inside``: the value is an item of a channel's value (the input's key), not one."""
         root = key_part(place.channel)
         if isinstance(value, Unreadable):
             message = wording.unreadable(root, value.error)
@@ -183,8 +199,16 @@ class Auditor:
         for mismatch in mismatches:
             pattern = root + mismatch.pattern
             if mismatch.kind == CLASS:
-                stored = stored_bytes.find(self._stored(value, checkpoint, place.channel), mismatch.segments)
+                holder = self._stored(value, checkpoint, *(inside or (place.channel,)))
+                stored = stored_bytes.find(holder, mismatch.segments)
                 explained = stored_bytes.explain(stored, self.allowed, mismatch.value)
+                if (
+                    explained.why == stored_bytes.UNKNOWN
+                    and self.inline_primitives
+                    and not mismatch.segments
+                    and isinstance(mismatch.value, (str, int, float, bool))
+                ):
+                    explained = stored_bytes.Explanation(stored_bytes.INLINE, None, value=mismatch.value)
                 kind, message = wording.class_mismatch(pattern, mismatch, explained, place)
             else:
                 kind, message = wording.mismatch(pattern, mismatch, place)
@@ -206,9 +230,11 @@ class Auditor:
                 self._sources[cls] = (os.path.relpath(file), line) if file else None
         return self._sources[cls]
 
-    def _stored(self, value: Any, checkpoint: Any, channel: str) -> Any:
-        """The stored form of a channel's value (or write): its own bytes, or the checkpoint's."""
-        for holder, inside in ((value, ()), (checkpoint, (("k", "channel_values"), ("k", channel)))):
+    def _stored(self, value: Any, checkpoint: Any, *keys: str) -> Any:
+        """The stored form of a channel's value (or write): its own bytes, or the checkpoint's
+        (``keys``: where in its channel values)."""
+        steps = (("k", "channel_values"), *(("k", key) for key in keys))
+        for holder, inside in ((value, ()), (checkpoint, steps)):
             if holder is None:
                 continue
             decoded = self._decoded.get(id(holder))

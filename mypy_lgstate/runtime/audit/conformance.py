@@ -55,6 +55,7 @@ class Mismatch(NamedTuple):
     detail: str  # what is wrong: the missing key, the validation error, the value's type
     segments: tuple[tuple[str, Any], ...]  # the path as steps, to find the stored bytes
     value: Any  # the loaded value there
+    nested: bool = False  # a model's field deeper than its own (the model fell back whole)
 
 
 def format_path(path: Path) -> tuple[str, str, tuple[tuple[str, Any], ...]]:
@@ -131,9 +132,10 @@ def _mismatch(
     owner: str,
     detail: str,
     value: Any = None,
+    nested: bool = False,
 ) -> None:
     exact, pattern, steps = format_path(path)
-    out.append(Mismatch(exact, pattern, kind, declared, owner, detail, steps, value))
+    out.append(Mismatch(exact, pattern, kind, declared, owner, detail, steps, value, nested))
 
 
 class AnyNode(Node):
@@ -308,17 +310,17 @@ class ClassNode(Node):
             return
         if issubclass(cls, enum.Enum):
             return
-        if hasattr(cls, "__pydantic_validator__") and not self._validates(value, path, out):
-            return
+        reported = self._invalid_fields(value, path, out) if hasattr(cls, "__pydantic_validator__") else ()
         for name, node in self.fields().items():
-            if node is not ANY:
+            if node is not ANY and name not in reported:
                 field = getattr(value, name, _ABSENT)
                 if field is not _ABSENT:
                     node.check(field, (path, "f", name), out, depth + 1)
 
-    def _validates(self, value: Any, path: Path, out: list[Mismatch]) -> bool:
-        """Whether the model's fields validate: when they do not, the loader has rebuilt it with
-        ``model_construct``, unvalidated. The same check the loader made, ``cls(**fields)``."""
+    def _invalid_fields(self, value: Any, path: Path, out: list[Mismatch]) -> set[str]:
+        """The fields that do not validate, each reported: the loader has then rebuilt the model
+        with ``model_construct``, unvalidated (the same check as the loader's ``cls(**fields)``).
+        What is wrong deeper inside a field is left to the field's own check."""
         data = dict(value.__dict__)
         extra = getattr(value, "__pydantic_extra__", None)
         if extra:
@@ -327,24 +329,45 @@ class ClassNode(Node):
             type(value).__pydantic_validator__.validate_python(data)
         except Exception as error:  # ValidationError, or a validator of the user's that raised
             errors = getattr(error, "errors", None)
-            reported = False
+            reported: set[str] = set()
             for problem in errors() if callable(errors) else ():
                 loc = problem.get("loc") or ()
                 if not loc or not isinstance(loc[0], str):
                     continue
                 field = loc[0]
-                if problem.get("type") == "missing" and len(loc) == 1:
-                    kind, detail = MISSING, field
+                where, last = self._located(loc, path)
+                if problem.get("type") == "missing":
+                    kind, detail = MISSING, str(last)
                 else:
                     kind, detail = FALLBACK, str(problem.get("msg", ""))
-                _mismatch(out, (path, "f", field), kind, self.cls, self.cls.__name__, detail)
-                reported = True
-            if not reported:
                 _mismatch(
-                    out, path, FALLBACK, self.cls, self.cls.__name__, _first_line(str(error))
+                    out, where, kind, self.cls, self.cls.__name__, detail, nested=len(loc) > 1
                 )
-            return False
-        return True
+                reported.add(field)
+            if not reported:
+                _mismatch(out, path, FALLBACK, self.cls, self.cls.__name__, _first_line(str(error)))
+                reported.update(self.fields())
+            return reported
+        return set()
+
+    def _located(self, loc: tuple[Any, ...], path: Path) -> tuple[Path, Any]:
+        """The path pydantic's error location names, read along the declared types (a str is a
+        model's field or a mapping's key, an int a list's index); it stops where they part."""
+        node: Node | None = self
+        last: Any = loc[-1]
+        for step in loc:
+            if isinstance(node, (ClassNode, TypedDictNode)) and isinstance(step, str):
+                path = (path, "f" if isinstance(node, ClassNode) else "k", step)
+                node = node.fields().get(step)
+            elif isinstance(node, MappingNode):
+                path = (path, "m", step)
+                node = node.item
+            elif isinstance(node, (CollectionNode, TupleNode)) and isinstance(step, int):
+                path = (path, "i", step)
+                node = node.item if isinstance(node, CollectionNode) else node.variadic
+            else:
+                break
+        return path, last
 
     def shape(self, value: Any) -> bool:
         if isinstance(value, self.cls):
@@ -358,7 +381,7 @@ class TypedDictNode(Node):
     def __init__(self, compiler: Compiler, cls: type) -> None:
         self.compiler = compiler
         self.cls = cls
-        self.required: frozenset[str] = frozenset(getattr(cls, "__required_keys__", ()))
+        self.required = required_keys(cls)
         self._fields: dict[str, Node] | None = None
 
     def fields(self) -> dict[str, Node]:
@@ -547,6 +570,28 @@ def _class_hints(cls: type) -> dict[str, Any]:
         name: hint for name, hint in hints.items()
         if typing.get_origin(hint) is not typing.ClassVar
     }
+
+
+def required_keys(cls: type) -> frozenset[str]:
+    """A TypedDict's required keys. ``__required_keys__`` is wrong for a class written under ``from
+    __future__ import annotations`` (the wrappers are strings then): the resolved annotations
+    tell, as they tell LangGraph."""
+    required = set(getattr(cls, "__required_keys__", ()))
+    try:
+        hints = typing.get_type_hints(cls, include_extras=True)
+    except Exception:
+        return frozenset(required)
+    for name, hint in hints.items():
+        origin = typing.get_origin(hint)
+        if origin in _NOT_REQUIRED:
+            required.discard(name)
+        elif origin in _REQUIRED:
+            required.add(name)
+    return frozenset(required)
+
+
+_REQUIRED: Final = {getattr(typing, "Required", None), typing_extensions.Required} - {None}
+_NOT_REQUIRED: Final = {getattr(typing, "NotRequired", None), typing_extensions.NotRequired} - {None}
 
 
 def _first_line(text: str) -> str:

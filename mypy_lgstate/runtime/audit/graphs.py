@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import typing_extensions
 
-from mypy_lgstate.runtime.audit.conformance import ANY, Compiler, Node
+from mypy_lgstate.runtime.audit.conformance import ANY, Compiler, Node, required_keys
 
 
 class AuditInputError(Exception):
@@ -160,7 +160,7 @@ def _state_kind(state: Any) -> tuple[str, Iterable[str]]:
     if not isinstance(state, type):
         return "", ()
     if typing_extensions.is_typeddict(state):
-        return "TypedDict", getattr(state, "__required_keys__", ())
+        return "TypedDict", required_keys(state)
     fields = getattr(state, "__pydantic_fields__", None)
     if isinstance(fields, dict):
         return "pydantic model", [name for name, field in fields.items() if field.is_required()]

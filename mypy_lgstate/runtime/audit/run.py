@@ -98,7 +98,10 @@ class _Session:
             self.store: Store = open_store(options.store, config, allowed)
         if kind_of(options.store) == "object":
             allowed = _allowlist_of(self.store.serde.inner)
-        self.auditor = Auditor(self.graphs, self.store.serde, allowed)
+        self.auditor = Auditor(
+            self.graphs, self.store.serde, allowed,
+            inline_primitives=kind_of(options.store) == "postgres",
+        )
 
     def audit_batch(self, keys: list[ThreadKey]) -> Tally:
         tally = Tally(self.options.examples)

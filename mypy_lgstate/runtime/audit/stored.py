@@ -108,6 +108,10 @@ UNEXPECTED_FIELDS: Final = "unexpected fields"  # the constructor rejects stored
 REJECTED: Final = "rejected"  # the constructor raised for another reason
 OTHER_CLASS: Final = "other class"  # it was another class, which still imports
 UNKNOWN: Final = "unknown"  # the bytes cannot tell (no msgpack, no class there)
+# PostgresSaver keeps a channel value that is a str, int, float or bool (an enum with such a mixin
+# included) as JSON in its checkpoints table, without its class (measured with
+# langgraph-checkpoint-postgres 3.2: v1 itself gets its str enum back as a str).
+INLINE: Final = "inline"
 
 
 def explain(

@@ -86,11 +86,15 @@ class Store:
             return
         before = None
         while True:
-            page = list(self.saver.list(config, before=before, limit=PAGE))
-            yield from page
-            if len(page) < PAGE:
+            read = 0
+            # One at a time: the saver reads a checkpoint's values as it hands it out, and the
+            # bytes kept for explaining them are those of the checkpoint being audited.
+            for checkpoint_tuple in self.saver.list(config, before=before, limit=PAGE):
+                read += 1
+                before = checkpoint_tuple.config
+                yield checkpoint_tuple
+            if read < PAGE:
                 return
-            before = page[-1].config
 
     def close(self) -> None:
         if self._close is not None:

@@ -41,7 +41,7 @@ class Place:
 
     def resume_outcome(self) -> str:
         """What resuming does with a top-level value that does not fit its declaration."""
-        if self.state_kind == "pydantic model" and not self.write:
+        if self.state_kind == "pydantic model":  # a pending write is validated once applied
             return f"resuming the thread raises ValidationError when LangGraph builds {self.state} for the next node"
         return "the resumed graph gets it as it was stored"
 
@@ -83,6 +83,16 @@ def mismatch(path: str, found: Mismatch, place: Place) -> tuple[str, str]:
     """The kind and message of a value that is not what its declaration says (not a ``class``
     mismatch: those are explained by the stored bytes, ``class_mismatch``)."""
     declared = type_name(found.declared)
+    if found.kind in (MISSING, FALLBACK) and found.nested:
+        problem = f'has no value for required field "{found.detail}"' if found.kind == MISSING else (
+            f"no longer validates ({found.detail})"
+        )
+        return found.kind, (
+            f"{path} {problem}, so the stored {found.owner} no longer validates: the loader falls"
+            f" back to {found.owner}.model_construct(), whose nested models stay plain dicts (reading"
+            " their fields raises AttributeError). Fix: give the field a default, or convert old"
+            ' values in a model_validator(mode="before")'
+        )
     if found.kind == MISSING:
         key = found.detail
         if _is_model(found.declared):
@@ -106,7 +116,7 @@ def mismatch(path: str, found: Mismatch, place: Place) -> tuple[str, str]:
         )
     top = path == _top(place)
     outcome = place.resume_outcome() if top else "the resumed graph gets it as it was stored"
-    if top and place.state_kind == "pydantic model" and not place.write:
+    if top and place.state_kind == "pydantic model":
         fix = 'convert old values in a field_validator(mode="before"), or widen the type'
     else:
         fix = f"widen the type to accept old values and convert them where the state is read, {_MIGRATE}"
@@ -128,6 +138,15 @@ def class_mismatch(
     pair = f'("{stored[0]}", "{stored[1]}")' if stored else ""
     if explained.why == why.UNIMPORTABLE:
         assert stored is not None
+        if stored == (cls.__module__, name):  # today's class, but not where the loader looks
+            where = "a function body" if "<locals>" in cls.__qualname__ else "a class body"
+            if "." not in cls.__qualname__:
+                where = f"module {stored[0]} under another name"
+            return UNIMPORTABLE, (
+                f"{path} was stored as {pair}, which the loader cannot import: class {name} is"
+                f" defined in {where}, so the resumed graph gets {payload}. Fix: move class {name}"
+                f" to the top level of module {stored[0]}"
+            )
         return UNIMPORTABLE, (
             f"{path} was stored as {pair}, which no longer imports: the resumed graph gets"
             f" {payload} where {name} is declared. Fix: keep the class importable under its old"
@@ -146,6 +165,15 @@ def class_mismatch(
             f"{path} holds {value}, which is no longer a value of {name}: the resumed graph gets"
             f" the bare value {value} ({type(explained.value).__name__}), not a {name}. Fix: keep"
             f" a member with the value {value} (an alias name is enough), {_MIGRATE}"
+        )
+    if explained.why == why.INLINE:
+        value = _literal(explained.value)
+        return TYPE, (
+            f"{path} is the bare value {value}: PostgresSaver keeps a channel value that is a str,"
+            " int, float or bool (an enum with such a mixin included) as plain JSON, so the resumed"
+            f" graph gets {value}, not a {name}, whichever code wrote it. Fix: declare the channel"
+            f" as the plain type (or a Literal of the values) and store the member's .value, or"
+            f" convert it where the state is read"
         )
     if explained.why == why.MISSING_FIELDS:
         fields = ", ".join(f'"{field}"' for field in explained.fields)
