@@ -187,8 +187,8 @@ class Auditor:
         inside: tuple[str, str] | None = None,
     ) -> None:
         """``inside``: the value is an item of a channel's value (the input's key), not one."""
-        root = key_part(place.channel)
         if isinstance(value, Unreadable):
+            root = key_part(place.channel)
             message = wording.unreadable(root, value.error)
             found.append((Finding(wording.UNREADABLE, place.channel, root, message), root))
             return
@@ -196,6 +196,7 @@ class Auditor:
             return
         mismatches: list[Mismatch] = []
         node.check(value, None, mismatches, 0)
+        root = key_part(place.channel) if mismatches else ""
         for mismatch in mismatches:
             pattern = root + mismatch.pattern
             if mismatch.kind == CLASS:

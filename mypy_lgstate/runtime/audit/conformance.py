@@ -264,12 +264,20 @@ class UnionNode(Node):
     def __init__(self, declared: Any, members: list[Node]) -> None:
         self.declared = declared
         self.members = members
+        # The classes whose instances fit with no look inside (AnyMessage's twelve message classes).
+        self.leaves = frozenset(
+            cls
+            for member in members
+            for cls in (
+                member.exact if isinstance(member, InstanceNode)
+                else (member.cls,) if isinstance(member, LibraryClassNode) else ()
+            )
+        )
 
     def check(self, value: Any, path: Path, out: list[Mismatch], depth: int) -> None:
+        if type(value) in self.leaves:
+            return
         members = self.members
-        for member in members:
-            if isinstance(member, InstanceNode) and type(value) in member.exact:
-                return
         resembling = [member for member in members if member.shape(value)]
         for member in resembling:
             if member.fits(value):
@@ -445,7 +453,7 @@ _MAPPING_ORIGINS: Final = {
 # PEP 484's numeric tower: a bool where int is declared, an int where float is.
 _PROMOTED: Final = {float: (float, int), complex: (complex, float, int)}
 _LIBRARY_CLASSES: Final = frozenset(
-    name.rpartition(".") for name in rules.LANGCHAIN_MODELS
+    tuple(name.rsplit(".", 1)) for name in rules.LANGCHAIN_MODELS
 )
 
 
