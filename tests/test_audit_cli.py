@@ -5,16 +5,19 @@ value that is not of its channel's declared type (LangGraph does not validate a 
 
 from __future__ import annotations
 
+import enum
 import inspect
 import io
 import json
 import os
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
+from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
 from typing_extensions import TypedDict
@@ -132,6 +135,70 @@ def test_a_store_that_needs_nothing_gives_exit_0(store: str, tmp_path: Path) -> 
     assert status == 0
     assert out.splitlines()[-1] == "Success: every audited thread (1) resumes on the state it saved"
     assert Path(clean).read_bytes() == before
+
+
+class Shade(enum.Enum):
+    LIGHT = "light"
+    DARK = "dark"
+
+
+class Paint(TypedDict):
+    shade: Shade
+
+
+def paint(state: Paint) -> dict[str, object]:
+    return {"shade": Shade.DARK}
+
+
+paint_builder = StateGraph(Paint)
+paint_builder.add_node("paint", paint)
+paint_builder.add_edge(START, "paint")
+paint_builder.add_edge("paint", END)
+
+
+def test_encrypted_bytes_explain_a_lost_enum_member(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "0123456789abcdef"
+    encrypted = str(tmp_path / "paint.db")
+    serde = EncryptedSerializer.from_pycryptodome_aes(key=key.encode())
+    with sqlite3.connect(encrypted, check_same_thread=False) as conn:
+        paint_builder.compile(checkpointer=SqliteSaver(conn, serde=serde)).invoke(
+            {"shade": Shade.LIGHT}, {"configurable": {"thread_id": "wall"}}
+        )
+    # The next deploy: Shade without DARK, under the same module and name.
+    shade = enum.Enum("Shade", {"LIGHT": "light"}, module=__name__)
+    monkeypatch.setattr(sys.modules[__name__], "Shade", shade)
+    new_paint = TypedDict("Paint", {"shade": shade})  # type: ignore[operator]
+    monkeypatch.setattr(sys.modules[__name__], "paint_v2", StateGraph(new_paint), raising=False)
+    monkeypatch.setenv("LANGGRAPH_AES_KEY", key)
+    document = json.loads(run(encrypted, "--graph", "test_audit_cli:paint_v2", "--format", "json")[1])
+    assert [(p["kind"], p["path"]) for p in document["problems"]] == [("enum", '["shade"]')]
+    assert document["problems"][0]["message"].startswith(
+        '["shade"] holds "dark", which is no longer a value of Shade'
+    )
+
+
+def test_an_encrypted_store_is_read_with_langgraph_aes_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    key = "0123456789abcdef"
+    encrypted = str(tmp_path / "encrypted.db")
+    serde = EncryptedSerializer.from_pycryptodome_aes(key=key.encode())
+    with sqlite3.connect(encrypted, check_same_thread=False) as conn:
+        builder.compile(checkpointer=SqliteSaver(conn, serde=serde)).invoke(
+            {"count": -1}, {"configurable": {"thread_id": "secret"}}
+        )
+    monkeypatch.setenv("LANGGRAPH_AES_KEY", key)
+    document = json.loads(run(encrypted, *GRAPH, "--format", "json")[1])
+    assert [(p["kind"], p["path"]) for p in document["problems"]] == [("type", '["count"]')]
+    monkeypatch.delenv("LANGGRAPH_AES_KEY")
+    document = json.loads(run(encrypted, *GRAPH, "--format", "json")[1])
+    assert [(p["kind"], p["path"]) for p in document["problems"]] == [("unreadable", "(checkpoint)")]
+    assert document["problems"][0]["message"].startswith(
+        "(checkpoint): the serializer raises NotImplementedError: Unknown serialization type:"
+        " msgpack+aes"
+    )
 
 
 @pytest.mark.parametrize(
