@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
+from collections.abc import Iterable, Mapping
 import enum
 import types
 import typing
 from collections import deque
-from typing import Any, Final, NamedTuple, Union
+from typing import Any, Final, NamedTuple, Union, cast
 
 import typing_extensions
 
@@ -189,14 +190,15 @@ class CollectionNode(Node):
         item = self.item
         if item is ANY or depth > _MAX_DEPTH:
             return
+        elements = cast(Iterable[Any], value)
         if isinstance(item, InstanceNode):
             exact = item.exact
-            for index, element in enumerate(value):
+            for index, element in enumerate(elements):
                 if type(element) not in exact:
                     item.check(element, (path, "i", index), out, depth + 1)
             return
         indexed = not isinstance(value, (set, frozenset))
-        for index, element in enumerate(value):
+        for index, element in enumerate(elements):
             item.check(element, (path, "i", index if indexed else ""), out, depth + 1)
 
     def shape(self, value: Any) -> bool:
@@ -247,7 +249,8 @@ class MappingNode(Node):
         keys = None if key_node is ANY else key_node
         items = None if item is ANY else item
         fast = item.exact if isinstance(item, InstanceNode) else frozenset()
-        for key, element in value.items():
+        mapping = cast(Mapping[Any, Any], value)
+        for key, element in mapping.items():
             if keys is not None and not (type(key) is str and _accepts_str(keys)) and not keys.fits(key):
                 _mismatch(
                     out, (path, "m", key), TYPE, self.declared, "",

@@ -22,10 +22,17 @@ from contextlib import contextmanager
 from typing import Any, Final, NamedTuple
 
 from mypy_lgstate.core import config as lgconfig
-from mypy_lgstate.runtime.audit.checkpoints import Auditor
+from mypy_lgstate.runtime.audit import wording
+from mypy_lgstate.runtime.audit.checkpoints import CHECKPOINT, Auditor
 from mypy_lgstate.runtime.audit.conformance import Compiler
-from mypy_lgstate.runtime.audit.graphs import AuditInputError, GraphSpec, load_graph, strict_allowlist
-from mypy_lgstate.runtime.audit.problems import Example, Tally
+from mypy_lgstate.runtime.audit.graphs import (
+    AuditInputError,
+    GraphSpec,
+    error_line,
+    load_graph,
+    strict_allowlist,
+)
+from mypy_lgstate.runtime.audit.problems import Example, Finding, Tally
 from mypy_lgstate.runtime.audit.stores import (
     Store,
     ThreadKey,
@@ -117,11 +124,6 @@ class _Session:
             for checkpoint_tuple in self.store.checkpoints(key, all_checkpoints=self.options.all_checkpoints):
                 self.audit_checkpoint(checkpoint_tuple, tally, seen)
         except Exception as error:  # the saver itself failed on this thread's rows
-            from mypy_lgstate.runtime.audit import wording
-            from mypy_lgstate.runtime.audit.checkpoints import CHECKPOINT
-            from mypy_lgstate.runtime.audit.graphs import error_line
-            from mypy_lgstate.runtime.audit.problems import Finding
-
             message = wording.unreadable(CHECKPOINT, error_line(error))
             finding = Finding(wording.UNREADABLE, CHECKPOINT, CHECKPOINT, message)
             tally.add(finding, Example(key.thread_id, key.checkpoint_ns, "", CHECKPOINT), seen)

@@ -253,7 +253,7 @@ def _open_sqlite(store: str, serde: AuditSerde) -> Store:
             f"{store}: not a checkpoint store (no checkpoints and writes tables, as SqliteSaver"
             " writes them)"
         )
-    saver = SqliteSaver(conn, serde=serde)  # type: ignore[arg-type]
+    saver = SqliteSaver(conn, serde=serde)
     saver.is_setup = True  # setup() creates tables and switches the journal: it writes
     saver._has_task_path = "task_path" in columns
     return SqliteStore(saver, serde, conn)
@@ -294,7 +294,7 @@ def _open_postgres(store: str, serde: AuditSerde) -> Store:
             f"{shown(store)}: not a checkpoint store (no checkpoints, checkpoint_blobs and"
             " checkpoint_writes tables, as PostgresSaver writes them)"
         )
-    saver = PostgresSaver(conn, serde=serde)  # type: ignore[arg-type]
+    saver = PostgresSaver(conn, serde=serde)
     return PostgresStore(saver, serde, conn)
 
 
