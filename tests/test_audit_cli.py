@@ -11,10 +11,12 @@ import io
 import json
 import os
 import sqlite3
+import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
@@ -156,22 +158,29 @@ paint_builder.add_edge(START, "paint")
 paint_builder.add_edge("paint", END)
 
 
+AES_KEY = "0123456789abcdef"
+
+
+def encrypted_store(path: Path, graph: StateGraph[Any], first: dict[str, Any]) -> str:
+    """A store one thread of ``graph`` wrote with LangGraph's AES serializer."""
+    serde = EncryptedSerializer.from_pycryptodome_aes(key=AES_KEY.encode())
+    with sqlite3.connect(path, check_same_thread=False) as conn:
+        graph.compile(checkpointer=SqliteSaver(conn, serde=serde)).invoke(
+            first, {"configurable": {"thread_id": "one"}}
+        )
+    return str(path)
+
+
 def test_encrypted_bytes_explain_a_lost_enum_member(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    key = "0123456789abcdef"
-    encrypted = str(tmp_path / "paint.db")
-    serde = EncryptedSerializer.from_pycryptodome_aes(key=key.encode())
-    with sqlite3.connect(encrypted, check_same_thread=False) as conn:
-        paint_builder.compile(checkpointer=SqliteSaver(conn, serde=serde)).invoke(
-            {"shade": Shade.LIGHT}, {"configurable": {"thread_id": "wall"}}
-        )
+    encrypted = encrypted_store(tmp_path / "paint.db", paint_builder, {"shade": Shade.LIGHT})
     # The next deploy: Shade without DARK, under the same module and name.
     shade = enum.Enum("Shade", {"LIGHT": "light"}, module=__name__)
     monkeypatch.setattr(sys.modules[__name__], "Shade", shade)
     new_paint = TypedDict("Paint", {"shade": shade})  # type: ignore[operator]
     monkeypatch.setattr(sys.modules[__name__], "paint_v2", StateGraph(new_paint), raising=False)
-    monkeypatch.setenv("LANGGRAPH_AES_KEY", key)
+    monkeypatch.setenv("LANGGRAPH_AES_KEY", AES_KEY)
     document = json.loads(run(encrypted, "--graph", "test_audit_cli:paint_v2", "--format", "json")[1])
     assert [(p["kind"], p["path"]) for p in document["problems"]] == [("enum", '["shade"]')]
     assert document["problems"][0]["message"].startswith(
@@ -182,14 +191,8 @@ def test_encrypted_bytes_explain_a_lost_enum_member(
 def test_an_encrypted_store_is_read_with_langgraph_aes_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    key = "0123456789abcdef"
-    encrypted = str(tmp_path / "encrypted.db")
-    serde = EncryptedSerializer.from_pycryptodome_aes(key=key.encode())
-    with sqlite3.connect(encrypted, check_same_thread=False) as conn:
-        builder.compile(checkpointer=SqliteSaver(conn, serde=serde)).invoke(
-            {"count": -1}, {"configurable": {"thread_id": "secret"}}
-        )
-    monkeypatch.setenv("LANGGRAPH_AES_KEY", key)
+    encrypted = encrypted_store(tmp_path / "encrypted.db", builder, {"count": -1})
+    monkeypatch.setenv("LANGGRAPH_AES_KEY", AES_KEY)
     document = json.loads(run(encrypted, *GRAPH, "--format", "json")[1])
     assert [(p["kind"], p["path"]) for p in document["problems"]] == [("type", '["count"]')]
     monkeypatch.delenv("LANGGRAPH_AES_KEY")
@@ -295,3 +298,32 @@ def _keep_cwd() -> Iterator[None]:
     cwd = os.getcwd()
     yield
     os.chdir(cwd)
+
+
+def test_the_audit_imports_no_mypy(tmp_path: Path) -> None:
+    """A runtime tool, like CheckedSaver: an audit runs without mypy's modules."""
+    (tmp_path / "counter_app.py").write_text(
+        "from langgraph.graph import END, START, StateGraph\n"
+        "from typing_extensions import TypedDict\n"
+        "class Counter(TypedDict):\n    count: int\n"
+        "builder = StateGraph(Counter)\n"
+        "builder.add_node('bump', lambda state: {'count': 'many'})\n"
+        "builder.add_edge(START, 'bump')\nbuilder.add_edge('bump', END)\n"
+    )
+    code = (
+        "import sqlite3, sys\n"
+        "from langgraph.checkpoint.sqlite import SqliteSaver\n"
+        "from counter_app import builder\n"
+        "with sqlite3.connect('counter.db', check_same_thread=False) as conn:\n"
+        "    builder.compile(checkpointer=SqliteSaver(conn)).invoke({'count': 1},"
+        " {'configurable': {'thread_id': 't'}})\n"
+        "from mypy_lgstate.runtime.audit.formats import as_text\n"
+        "from mypy_lgstate.runtime.audit.run import AuditOptions, run_audit\n"
+        "result = run_audit(AuditOptions('counter.db', ('counter_app:builder',)))\n"
+        "assert result.tally.problems, as_text(result)\n"
+        "print(sorted(name for name in sys.modules if name == 'mypy' or name.startswith('mypy.')))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert found.stdout == "[]\n"
