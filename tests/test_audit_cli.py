@@ -22,6 +22,7 @@ import pytest
 from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import END, START, StateGraph
+from langgraph.types import interrupt
 from typing_extensions import TypedDict
 
 from mypy_lgstate.cli.command import main
@@ -156,6 +157,43 @@ paint_builder = StateGraph(Paint)
 paint_builder.add_node("paint", paint)
 paint_builder.add_edge(START, "paint")
 paint_builder.add_edge("paint", END)
+
+
+class Inner(TypedDict):
+    n: int
+
+
+def inner_step(state: Inner) -> dict[str, object]:
+    return {"n": "not a number"}
+
+
+def inner_wait(state: Inner) -> dict[str, object]:
+    interrupt("continue?")
+    return {}
+
+
+inner = StateGraph(Inner)
+inner.add_node("inner_step", inner_step)
+inner.add_node("inner_wait", inner_wait)
+inner.add_edge(START, "inner_step")
+inner.add_edge("inner_step", "inner_wait")
+inner.add_edge("inner_wait", END)
+outer = StateGraph(Inner)
+outer.add_node("nested", inner.compile())
+outer.add_edge(START, "nested")
+outer.add_edge("nested", END)
+
+
+def test_a_subgraph_checkpoint_is_compared_with_its_subgraph(tmp_path: Path) -> None:
+    path = tmp_path / "nested.db"
+    with sqlite3.connect(path, check_same_thread=False) as conn:
+        outer.compile(checkpointer=SqliteSaver(conn)).invoke({"n": 1}, {"configurable": {"thread_id": "t"}})
+    document = json.loads(run(str(path), "--graph", "test_audit_cli:outer", "--format", "json")[1])
+    assert document["threads"] == 2  # the thread, and its subgraph's namespace
+    (problem,) = document["problems"]
+    assert (problem["kind"], problem["path"]) == ("type", '["n"]')
+    assert problem["message"].startswith('["n"] is "str", but Inner declares "int" for it')
+    assert problem["examples"][0]["checkpoint_ns"].startswith("nested:")
 
 
 AES_KEY = "0123456789abcdef"
