@@ -90,7 +90,7 @@ class Auditor:
         state = graph.state.__name__ if graph.state is not None else "the graph's state"
         checked = {name: value for name, value in values.items() if not is_internal(name)}
         if graph.state_kind == "pydantic model" and START not in values:
-            self._pydantic_state(graph, state, checked, checkpoint, found)
+            self._pydantic_state(graph, state, checked, found)
         elif START not in values:  # else the input is still to be applied: the state is not built
             for name in sorted(graph.required - checked.keys()):
                 place = wording.Place(name, state, graph.state_kind, write=False)
@@ -133,7 +133,6 @@ class Auditor:
         graph: GraphSpec,
         state: str,
         values: dict[str, Any],
-        checkpoint: Any,
         found: list[tuple[Finding, str]],
     ) -> None:
         """LangGraph validates a pydantic state (``State(**values)``) before each node: a value

@@ -11,10 +11,11 @@ unvalidated.
 
 from __future__ import annotations
 
+import enum
 import json
 from typing import Any, Final
 
-from mypy_lgstate.core.messages import allowlist_what_fix
+from mypy_lgstate.core.messages import allowlist_what_fix, key_part
 from mypy_lgstate.runtime.audit import stored as why
 from mypy_lgstate.runtime.audit.conformance import Mismatch, type_name
 
@@ -210,14 +211,10 @@ def _literal(value: Any) -> str:
 
 
 def _top(place: Place) -> str:
-    from mypy_lgstate.core.messages import key_part
-
     return key_part(place.channel)
 
 
 def _is_enum(cls: Any) -> bool:
-    import enum
-
     return isinstance(cls, type) and issubclass(cls, enum.Enum)
 
 
