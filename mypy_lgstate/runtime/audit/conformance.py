@@ -295,9 +295,9 @@ class UnionNode(Node):
         return any(member.shape(value) for member in self.members)
 
 
-class ClassNode(Node):
-    """A class the serializer stores by ``(module, name)``: a pydantic model, a dataclass, a
-    NamedTuple or an enum. Its fields are compiled on first use (classes may be recursive)."""
+class _FieldsNode(Node):
+    """A class checked field by field; its fields are compiled on first use (classes may be
+    recursive)."""
 
     def __init__(self, compiler: Compiler, cls: type) -> None:
         self.compiler = compiler
@@ -311,6 +311,11 @@ class ClassNode(Node):
                 name: self.compiler.compile(hint) for name, hint in _class_hints(self.cls).items()
             }
         return self._fields
+
+
+class ClassNode(_FieldsNode):
+    """A class the serializer stores by ``(module, name)``: a pydantic model, a dataclass, a
+    NamedTuple or an enum."""
 
     def check(self, value: Any, path: Path, out: list[Mismatch], depth: int) -> None:
         cls = self.cls
@@ -388,20 +393,10 @@ class ClassNode(Node):
         return isinstance(value, dict)  # what a class the loader could not rebuild comes back as
 
 
-class TypedDictNode(Node):
+class TypedDictNode(_FieldsNode):
     def __init__(self, compiler: Compiler, cls: type) -> None:
-        self.compiler = compiler
-        self.cls = cls
+        super().__init__(compiler, cls)
         self.required = required_keys(cls)
-        self._fields: dict[str, Node] | None = None
-
-    def fields(self) -> dict[str, Node]:
-        if self._fields is None:
-            self._fields = {}
-            self._fields = {
-                name: self.compiler.compile(hint) for name, hint in _class_hints(self.cls).items()
-            }
-        return self._fields
 
     def check(self, value: Any, path: Path, out: list[Mismatch], depth: int) -> None:
         if not isinstance(value, dict):
