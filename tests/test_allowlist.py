@@ -16,7 +16,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from mypy_lgstate.core import config
 
 LGSTATE = Path(sys.executable).parent / "lgstate"
-TIMEOUT = 300  # seconds: a first run analyses langgraph, slowly on a busy machine
+TIMEOUT = 900  # seconds: a first run analyses langgraph, slowly on a busy machine (5 min seen at load 12)
 
 MODELS = """\
 from dataclasses import dataclass
