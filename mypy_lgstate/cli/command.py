@@ -68,6 +68,7 @@ class Subcommand(NamedTuple):
     run: Callable[[argparse.Namespace], int]
     arguments: Callable[[argparse.ArgumentParser], None] | None
     output_file: bool
+    runs_mypy: bool  # takes PATHS and mypy's own flags after --
 
 
 SUBCOMMANDS: dict[str, Subcommand] = {}
@@ -80,13 +81,15 @@ def subcommand(
     formats: Sequence[str],
     arguments: Callable[[argparse.ArgumentParser], None] | None = None,
     output_file: bool = True,
+    runs_mypy: bool = True,
 ) -> Callable[[Callable[[argparse.Namespace], int]], Callable[[argparse.Namespace], int]]:
-    """Register ``lgstate NAME``. Every subcommand takes PATHS, ``--config-file``, ``--quiet`` and
-    mypy's own flags after ``--``; ``--format`` when it has ``formats`` (the first is the default),
-    ``--output-file`` unless ``output_file`` is false; ``arguments`` adds its own."""
+    """Register ``lgstate NAME``. Every subcommand takes ``--config-file`` and ``--quiet``; one that
+    ``runs_mypy`` takes PATHS and mypy's own flags after ``--``; ``--format`` when it has
+    ``formats`` (the first is the default), ``--output-file`` unless ``output_file`` is false;
+    ``arguments`` adds its own."""
 
     def register(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-        SUBCOMMANDS[name] = Subcommand(help, tuple(formats), run, arguments, output_file)
+        SUBCOMMANDS[name] = Subcommand(help, tuple(formats), run, arguments, output_file, runs_mypy)
         return run
 
     return register
@@ -537,13 +540,14 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     for name, command in SUBCOMMANDS.items():
         sub = commands.add_parser(
             name, help=command.help, description=command.help,
-            epilog="Arguments after -- are passed to mypy as they are.",
+            epilog="Arguments after -- are passed to mypy as they are." if command.runs_mypy else None,
         )
         subparsers[name] = sub
-        sub.add_argument(
-            "paths", nargs="*", metavar="PATH",
-            help="files or directories to check (default: mypy's configured files, else .)",
-        )
+        if command.runs_mypy:
+            sub.add_argument(
+                "paths", nargs="*", metavar="PATH",
+                help="files or directories to check (default: mypy's configured files, else .)",
+            )
         sub.add_argument(
             "--config-file",
             help="the configuration file (default: the first mypy.ini, .mypy.ini, pyproject.toml or"
@@ -564,7 +568,8 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
         )
         if command.arguments is not None:
             command.arguments(sub)
-        sub.usage = sub.format_usage().removeprefix("usage: ").rstrip() + " [-- MYPY_FLAGS ...]"
+        if command.runs_mypy:
+            sub.usage = sub.format_usage().removeprefix("usage: ").rstrip() + " [-- MYPY_FLAGS ...]"
         sub.set_defaults(run=command.run)
     return top, subparsers
 
@@ -577,8 +582,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = top.parse_known_args(arguments[:split])
     args.mypy_flags = arguments[split + 1:]
     sub = subparsers[args.command]
+    if args.mypy_flags and not SUBCOMMANDS[args.command].runs_mypy:
+        unknown = [*unknown, "--", *args.mypy_flags]
     if unknown:
-        sub.error(f"unrecognized arguments: {' '.join(unknown)} (mypy's own flags go after --)")
+        hint = " (mypy's own flags go after --)" if SUBCOMMANDS[args.command].runs_mypy else ""
+        sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     try:
         status: int = args.run(args)
     except ArgumentError as error:
@@ -590,3 +598,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"lgstate: {error}", file=sys.stderr)
         return 2
     return status
+
+
+# Subcommands of their own modules register themselves when imported.
+from mypy_lgstate.cli import allowlist as _allowlist, audit as _audit  # noqa: E402,F401
