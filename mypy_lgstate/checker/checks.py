@@ -35,11 +35,21 @@ from mypy_lgstate.checker.allowlist import derive_allowlist
 from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.walker import Findings, Walker
-from mypy_lgstate.checker.writes import NodeGraph, Writes
+from mypy_lgstate.checker.writes import NodeGraph, RecordNode, Writes
 from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import LGStateConfig
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock
-from mypy_lgstate.routes import agents, bodies, builders, discovery, factories, functional, sends, sites
+from mypy_lgstate.routes import (
+    agents,
+    bodies,
+    builders,
+    discovery,
+    factories,
+    functional,
+    sends,
+    shaped_nodes,
+    sites,
+)
 from mypy_lgstate.routes.sites import FUNCTION_WRITE_SITES, GRAPH_INPUTS
 
 if TYPE_CHECKING:
@@ -86,7 +96,9 @@ class Checks:
         self.walker = Walker(config, options, lookup, module)
         self._graphs = Graphs(lookup, daemon=options.fine_grained_incremental)
         self._emit = Emitter(config, options)
-        self._writes = Writes(self.walker, self._graphs, self._emit)
+        # What the modules of node functions defined elsewhere recorded of them.
+        self._records = shaped_nodes.Records(lookup)
+        self._writes = Writes(self.walker, self._graphs, self._emit, self._records)
         self._strict = config.profile == "msgpack" and config.strict_msgpack
         self._allowlists: dict[tuple[TypeInfo, ...], frozenset[str]] = {}  # strict msgpack only
         # Each module's decorator calls and the functions they decorate.
@@ -102,6 +114,9 @@ class Checks:
         self._node_graphs: dict[str, NodeGraph] = {}
         # The input schema of each node this module's builders add, for the ``Send``s to it.
         self._sends = sends.Sends()
+        # The checker of each module a hook fired in, for the checks at the end of its check (mypy
+        # hands that moment the module alone).
+        self._checkers: dict[str, TypeChecker] = {}
 
     def forget(self) -> None:
         """Drop what was memoized from classes (a new ``dmypy`` run: they may have been edited)."""
@@ -114,14 +129,43 @@ class Checks:
         self._builder_classes.clear()
         self._built.clear()
         self._sends.forget()
+        self._records.forget()
 
     def reads_of(self, module: str) -> set[str]:
         return self._emit.reads_of(module)
 
-    def finish_module(self, file: MypyFile) -> None:
+    def finish_module(
+        self, file: MypyFile, shaped: list[shaped_nodes.Candidate], modules: object
+    ) -> None:
         """The module is checked, its bodies and their types still there: read the node bodies
-        its hooks asked for."""
-        for body in self._bodies.finished(file):
+        its hooks asked for, and those of its node-shaped functions it does not register itself
+        (``shaped_nodes``)."""
+        pending, registered = self._bodies.finished(file)
+        for body in pending:
+            self._writes.check_body(body)
+        checker = self._checkers.pop(file.fullname, None)
+        own = [
+            candidate
+            for candidate in shaped
+            if candidate.read_here and candidate.defn.fullname not in registered
+        ]
+        if not own:
+            return
+        if pending:
+            checker = pending[0].api
+        if checker is None or checker.tree is not file:
+            # No hook fired in the module: its checker is found the slow way.
+            checker = discovery.checker_of(file, modules)
+            if checker is None:
+                return
+        for candidate in own:
+            assert candidate.state is not None
+            schemas = (candidate.state,)
+            body = bodies.Body(
+                checker, candidate.defn, candidate.defn, bodies.function_name(candidate.defn),
+                None, None, schemas, self._allowlist(schemas), shaped=True,
+            )
+            self._bodies.know(body)
             self._writes.check_body(body)
 
     # Graphs and their state ----------------------------------------------------------------------
@@ -352,10 +396,13 @@ class Checks:
     # Node bodies in the daemon -------------------------------------------------------------------
 
     def dict_display(self, ctx: FunctionContext) -> Type:
-        """A dict display being checked (the daemon only). dmypy rechecks a node's body alone when
-        something it uses changed, without the end-of-module moment the body checks wait for: what
-        the node returns is checked as soon as mypy has inferred it."""
-        body = self._bodies.being_checked(ctx.api)
+        """A dict display being checked against a type context (``return {...}``): the checker of
+        its module is remembered for the end of the module's check. In the daemon, which rechecks a
+        node's body alone when something it uses changed, without that end-of-module moment, what
+        the node returns is also checked as soon as mypy has inferred it."""
+        api = _checker(ctx)
+        self._checkers[api.tree.fullname] = api
+        body = self._bodies.being_checked(api)
         if body is not None:
             only = bodies.returned_display(body.function, ctx.context)
             if only is not None:
@@ -441,7 +488,7 @@ class Checks:
         nodes: list[sites.Node],
         channels: tuple[frozenset[str], str] | None,
         allowed: frozenset[str] | None,
-        record: Callable[[sites.Node, Type | None, bool], Callable[[], None] | None] | None = None,
+        record: RecordNode | None = None,
         schemas: tuple[TypeInfo, ...] = (),
     ) -> None:
         """What the nodes write (``Writes.check_node_returns``). Each node function of this module

@@ -26,7 +26,7 @@ from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import AnyType, Instance, Type, TypedDictType, TypeOfAny, get_proper_type
 
 from mypy_lgstate.core.libraries import LIBRARY_DIRS
-from mypy_lgstate.routes import bodies, discovery, sites
+from mypy_lgstate.routes import bodies, discovery, shaped_nodes, sites
 
 # "checked": from its declared return type; "body": from what its body returns (``bodies``).
 NodeStatus = Literal["checked", "body", "unchecked", "opaque"]
@@ -139,12 +139,14 @@ class CoverageRecorder:
         node: sites.Node,
         return_type: Type | None,
         from_body: bool = False,
+        elsewhere: shaped_nodes.Elsewhere | None = None,
     ) -> Callable[[], None] | None:
         """A node added by ``builder.add_node(...)`` & co., or a middleware hook of the agent that
         ``create_agent(...)`` makes (that call declares the graph). For a node read from its body,
-        returns what to call when the body turns out not to tell (it is unchecked, then)."""
+        returns what to call when the body turns out not to tell (it is unchecked, then).
+        ``elsewhere``: a node of another module, and what its module recorded of it."""
         api = _checker(ctx)
-        status, reason = _node_status(node, return_type, api, from_body)
+        status, reason = _node_status(node, return_type, api, from_body, elsewhere)
         location = _location(api, ctx.context.line)
         key: GraphKey | None
         graph_type: Type
@@ -376,12 +378,21 @@ def _roles(graph_type: Type) -> dict[str, tuple[str, ...]]:
 
 
 def _node_status(
-    node: sites.Node, return_type: Type | None, api: TypeChecker, from_body: bool
+    node: sites.Node,
+    return_type: Type | None,
+    api: TypeChecker,
+    from_body: bool,
+    elsewhere: shaped_nodes.Elsewhere | None = None,
 ) -> tuple[NodeStatus, str | None]:
     if return_type is None:
         return "opaque", _opaque_reason(node.type, api)
     if from_body:
         return "body", "checked from its body"
+    if elsewhere is not None:
+        why = elsewhere.recorded.why
+        if not why:
+            return "body", f"checked from its body, in {elsewhere.path}"
+        return "unchecked", f"its body in {elsewhere.path} is not read: {shaped_nodes.WHY[why]}"
     if not sites.update_shape(return_type, node.name).untyped:
         return "checked", None
     proper = get_proper_type(return_type)

@@ -57,7 +57,7 @@ from mypy.nodes import (
 )
 from mypy.plugin import MethodContext
 from mypy.typeops import bind_self
-from mypy.types import FunctionLike, Instance, Type, get_proper_type
+from mypy.types import AnyType, CallableType, FunctionLike, Instance, Type, get_proper_type
 from mypy.typevars import fill_typevars
 
 from mypy_lgstate.routes import discovery, factories, sites
@@ -80,8 +80,9 @@ class Added(NamedTuple):
 def added_by_add_node(ctx: MethodContext, scope: Scope, graph: Sequence[TypeInfo]) -> Added:
     """``add_node("name", fn)`` or ``add_node(fn)``: the node, and its ``input_schema=`` class, else
     the class of its first parameter (LangGraph infers the node's input schema from it)."""
+    assert isinstance(ctx.api, TypeChecker)
     bound = discovery.bound_arguments(ctx)
-    nodes = _nodes_of_add_node(bound)
+    nodes = _nodes_of_add_node(bound, ctx.api)
     schema = discovery.given_schema(bound, "input_schema")
     if schema is None and nodes:
         inferred = input_class(nodes[0], scope)
@@ -119,7 +120,7 @@ def input_class(node: sites.Node, scope: Scope) -> TypeInfo | None:
     return discovery.first_parameter_schema(declared if declared is not None else node.type)
 
 
-def _nodes_of_add_node(bound: discovery.BoundArguments) -> list[sites.Node]:
+def _nodes_of_add_node(bound: discovery.BoundArguments, api: TypeChecker) -> list[sites.Node]:
     """``add_node("name", fn)`` or ``add_node(fn)``."""
     node_arg = bound.get("node")
     action_arg = bound.get("action")
@@ -127,8 +128,88 @@ def _nodes_of_add_node(bound: discovery.BoundArguments) -> list[sites.Node]:
         return []
     if action_arg is not None:
         label = node_arg[0].value if isinstance(node_arg[0], StrExpr) else _expr_name(action_arg[0])
-        return [sites.Node(label, action_arg[1], action_arg[0])]
-    return [sites.Node(_expr_name(node_arg[0]), node_arg[1], node_arg[0])]
+        return [registered_node(label, action_arg[0], action_arg[1], api)]
+    return [registered_node(_expr_name(node_arg[0]), node_arg[0], node_arg[1], api)]
+
+
+def registered_node(label: str, expr: Expression, typ: Type, api: TypeChecker) -> sites.Node:
+    """The node ``expr`` registers. A wrapper whose result says nothing of what the node writes
+    (typed ``Any``, or a callable returning ``Any``), applied to one function in the call
+    (``traced("deploy", _deploy)``) or as its decorator (``@traced``), runs that function: the
+    function is the node, with its own declared signature."""
+    unwrapped = unwrapped_callable(expr)
+    if unwrapped is None or not _says_nothing(typ):
+        return sites.Node(label, typ, expr)
+    function, wrapper = unwrapped
+    declared = api.lookup_type_or_none(function) if isinstance(expr, CallExpr) else None
+    if declared is None:
+        declared = declared_callable(function, api.tree)
+    if declared is None:
+        return sites.Node(label, typ, expr)
+    return sites.Node(_expr_name(function) if label == "<node>" else label, declared, function, wrapper)
+
+
+def unwrapped_callable(expr: Expression) -> tuple[RefExpr, str] | None:
+    """The function a wrapper call or a decorator applies to, with the wrapper's name: the one
+    function named among the call's arguments (wrapper calls nest), or a decorated function."""
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
+        functions: list[RefExpr] = []
+        for arg in expr.args:
+            if isinstance(arg, RefExpr) and isinstance(arg.node, (FuncDef, Decorator)):
+                functions.append(arg)
+            else:
+                inner = unwrapped_callable(arg)
+                if inner is not None:
+                    functions.append(inner[0])
+        if len(functions) == 1:
+            return functions[0], _ref_name(expr.callee)
+        return None
+    if isinstance(expr, RefExpr) and isinstance(expr.node, Decorator) and expr.node.decorators:
+        decorator = expr.node.decorators[0]
+        if isinstance(decorator, CallExpr):
+            decorator = decorator.callee
+        return expr, _ref_name(decorator) if isinstance(decorator, RefExpr) else "a decorator"
+    return None
+
+
+def _ref_name(expr: RefExpr) -> str:
+    return expr.name if isinstance(expr, (NameExpr, MemberExpr)) else expr.fullname
+
+
+def declared_unwrapped(expr: Expression) -> Expression:
+    """What a node expression runs, read from declarations alone (the scan of a scope's builder
+    calls): the function a wrapper or decorator applies to, when the wrapper's declared return type
+    says nothing of it (``registered_node``); else the expression itself."""
+    unwrapped = unwrapped_callable(expr)
+    if unwrapped is None:
+        return expr
+    wrapper: Expression | None = None
+    if isinstance(expr, CallExpr):
+        wrapper = expr.callee
+    elif isinstance(expr, RefExpr) and isinstance(expr.node, Decorator):
+        wrapper = expr.node.decorators[0]
+        if isinstance(wrapper, CallExpr):
+            wrapper = wrapper.callee
+    node = wrapper.node if isinstance(wrapper, RefExpr) else None
+    if isinstance(node, Decorator):
+        node = node.func
+    if not isinstance(node, FuncDef):
+        return expr
+    signature = get_proper_type(node.type) if node.type is not None else None
+    if signature is None or (
+        isinstance(signature, CallableType) and _says_nothing(signature.ret_type)
+    ):
+        return unwrapped[0]
+    return expr
+
+
+def _says_nothing(typ: Type) -> bool:
+    """Whether a wrapper's result type tells nothing of what the node writes: ``Any``, or a
+    callable whose return type is ``Any``."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, AnyType):
+        return True
+    return isinstance(proper, CallableType) and isinstance(get_proper_type(proper.ret_type), AnyType)
 
 
 def _nodes_of_add_sequence(ctx: MethodContext, scope: Scope) -> list[sites.Node]:
@@ -271,7 +352,7 @@ def _classes_added(call: CallExpr, method: str, scope: Scope) -> Iterator[TypeIn
                 yield info
             return
         action = node_callable(arguments)
-        callables = [action] if action is not None else []
+        callables = [declared_unwrapped(action)] if action is not None else []
     elif method == "add_conditional_edges":
         path = arguments.get("path")
         callables = [path] if path is not None else []

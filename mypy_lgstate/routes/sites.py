@@ -72,6 +72,9 @@ class Node(NamedTuple):
     name: str
     type: Type
     expr: Expression | None = None
+    # The wrapper it is registered through (``add_node("n", traced(fn))``, ``@traced``), whose
+    # result says nothing of what the node writes: the node is the function it wraps.
+    through: str | None = None
 
 
 def node_return_type(node_type: Type) -> Type | None:
@@ -91,7 +94,23 @@ def node_return_type(node_type: Type) -> Type | None:
         proper = get_proper_type(call)
     if not isinstance(proper, CallableType) or proper.is_type_obj():
         return None
-    return _unwrap_awaitable(proper.ret_type)
+    return _unwrap_iterator(_unwrap_awaitable(proper.ret_type))
+
+
+# A generator node writes the last value it yields (``Iterator[Update]``, ``AsyncIterator[Update]``).
+_ITERATORS: Final = frozenset(
+    {
+        "typing.Iterator", "typing.Iterable", "typing.Generator",
+        "typing.AsyncIterator", "typing.AsyncIterable", "typing.AsyncGenerator",
+    }
+)
+
+
+def _unwrap_iterator(ret: Type) -> Type:
+    proper = get_proper_type(ret)
+    if isinstance(proper, Instance) and proper.type.fullname in _ITERATORS and proper.args:
+        return proper.args[0]
+    return ret
 
 
 def _unwrap_awaitable(ret: Type) -> Type:
