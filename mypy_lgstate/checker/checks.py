@@ -220,9 +220,7 @@ class Checks:
         graph = self._graphs.schemas(ctx.type)
         added = added_by(ctx, scope, graph)
         if added.inputs or added.nodes:
-            classes = self._builder_classes.of(
-                ctx.context, scope, api.tree.fullname, graph, added.inputs
-            )
+            classes = self._builder_classes.of(ctx.context, scope, api.tree, graph, added.inputs)
             self._check_state(ctx, added.inputs, allowlist_from=classes)
             self._check_nodes(ctx, graph, classes, added.nodes)
         return ctx.default_return_type
@@ -526,9 +524,12 @@ class Checks:
                 recorder.write_site(ctx, site, argument, schemas, unresolved)
             declared = self._writes.restating(api, schemas)
             for expr, root in sites.bulk_updates(argument, site):
-                reported |= self._writes.check_update(
-                    api, expr, root, site, schemas, allowed, graph, declared
-                )
+                # A variable bound to a display before the call: each item by its own type.
+                local = bodies.local_displays(expr, _scope(api), ctx.context.line)
+                for written in local if local is not None else [expr]:
+                    reported |= self._writes.check_update(
+                        api, written, root, site, schemas, allowed, graph, declared
+                    )
         return reported
 
     # The strict allowlist ------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from mypy.types import (
     get_proper_type,
 )
 
-from mypy_lgstate.routes import discovery, middleware_lists, sites
+from mypy_lgstate.routes import discovery, lists, middleware_lists, sites
 
 AGENT_MIDDLEWARE: Final = "langchain.agents.middleware.types.AgentMiddleware"
 # The channel an agent with a ``response_format=`` keeps the parsed response in.
@@ -55,7 +55,7 @@ class Agent(NamedTuple):
     structured_response: Type | None
 
 
-def create_agent_graph(ctx: FunctionContext, scope: middleware_lists.Scope) -> Agent:
+def create_agent_graph(ctx: FunctionContext, scope: lists.Scope) -> Agent:
     """What ``create_agent(state_schema=..., middleware=[...], response_format=...)`` declares."""
     assert isinstance(ctx.api, TypeChecker)
     bound = discovery.bound_arguments(ctx)
@@ -86,7 +86,7 @@ def create_agent_graph(ctx: FunctionContext, scope: middleware_lists.Scope) -> A
 
 
 def middleware_of(
-    argument: tuple[Expression, Type] | None, api: TypeChecker, scope: middleware_lists.Scope, line: int
+    argument: tuple[Expression, Type] | None, api: TypeChecker, scope: lists.Scope, line: int
 ) -> tuple[list[Instance], list[str]]:
     """The middleware passed as ``middleware=`` (each item by its own class: the list's type is
     their join), followed through the list's variables and helpers in this module

@@ -35,6 +35,7 @@ from mypy.checker import TypeChecker
 from mypy.nodes import (
     ARG_NAMED,
     ARG_POS,
+    GDEF,
     LDEF,
     AssignmentStmt,
     CallExpr,
@@ -46,6 +47,7 @@ from mypy.nodes import (
     ExpressionStmt,
     FakeInfo,
     FuncDef,
+    FuncItem,
     IndexExpr,
     MemberExpr,
     MypyFile,
@@ -64,7 +66,7 @@ from mypy.types import AnyType, CallableType, Instance, NoneType, Type, get_prop
 
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import sites
-from mypy_lgstate.routes.middleware_lists import statements
+from mypy_lgstate.routes.lists import statements
 
 
 class Body(NamedTuple):
@@ -399,6 +401,28 @@ def _bound_displays(
                 else:
                     only_displays = False
     return bound and only_displays
+
+
+def local_displays(expr: Expression, scope: FuncItem | MypyFile, before: int) -> list[DictExpr] | None:
+    """The dict displays a variable passed at a write site holds (``update = {...}; update["k"] = v;
+    Command(update=update)``), read from the statements of its scope before the call, each item to
+    be checked by its own inferred type (a ``var["k"] = v`` item as a display of its own); ``None``
+    when something else is bound to it, or it is not a variable of ``scope``."""
+    if not (isinstance(expr, NameExpr) and isinstance(expr.node, Var)):
+        return None
+    if expr.kind != (GDEF if isinstance(scope, MypyFile) else LDEF):
+        return None
+    body = scope.defs if isinstance(scope, MypyFile) else scope.body.body
+    writes = [stmt for stmt in statements(body) if stmt.line < before]
+    displays: list[DictExpr] = []
+    items: list[tuple[StrExpr, Expression]] = []
+    if not _bound_displays(expr.node, writes, displays, items):
+        return None
+    for key, value in items:
+        display = DictExpr([(key, value)])
+        display.set_line(value)
+        displays.append(display)
+    return displays
 
 
 def _is(expr: Expression, var: Var) -> bool:
