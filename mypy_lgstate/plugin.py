@@ -258,15 +258,15 @@ class LGStatePlugin(Plugin):
 
                 record_module(file, self._modules)
                 if not _is_library(ctx.path):
-                    # What the modules that register its node-shaped functions read of them.
+                    # What the modules that import it read of its bodies.
                     self._record_shaped(file)
         # Library and typeshed modules never hold findings: keep their caches across option changes.
         return None if _is_library(ctx.path) else self._config_data
 
     def _record_shaped(self, file: MypyFile) -> None:
-        from mypy_lgstate.routes import shaped_nodes
+        from mypy_lgstate.routes import exported
 
-        shaped_nodes.record(file, self._shaped_of(file), self._modules or {})
+        exported.record(file, self._shaped_of(file), self._modules or {})
 
     def _shaped_of(self, file: MypyFile) -> list[Candidate]:
         """The node-shaped functions of ``file``, found once per tree from its syntax: when its cache
@@ -295,9 +295,9 @@ class LGStatePlugin(Plugin):
 
             record_module(file, self._modules or {}, daemon=self.options.fine_grained_incremental)
             if user_module:
-                from mypy_lgstate.routes import shaped_nodes
+                from mypy_lgstate.routes import exported
 
-                shaped_nodes.record(file, shaped, self._modules or {})
+                exported.record(file, shaped, self._modules or {})
         names = self._state_classes_by_module.get(file.fullname)
         if names:
             self.checks.check_configured_state_classes(file, names, self._modules)

@@ -19,6 +19,7 @@ from mypy.nodes import (
     ClassDef,
     Context,
     Decorator,
+    Expression,
     FuncDef,
     MemberExpr,
     MypyFile,
@@ -44,6 +45,7 @@ from mypy_lgstate.routes import (
     bodies,
     builders,
     discovery,
+    exported,
     factories,
     functional,
     sends,
@@ -97,7 +99,7 @@ class Checks:
         self._graphs = Graphs(lookup, daemon=options.fine_grained_incremental)
         self._emit = Emitter(config, options)
         # What the modules of node functions defined elsewhere recorded of them.
-        self._records = shaped_nodes.Records(lookup)
+        self._records = exported.Records(lookup)
         self._writes = Writes(self.walker, self._graphs, self._emit, self._records)
         self._strict = config.profile == "msgpack" and config.strict_msgpack
         self._allowlists: dict[tuple[TypeInfo, ...], frozenset[str]] = {}  # strict msgpack only
@@ -276,7 +278,7 @@ class Checks:
 
     def create_agent(self, ctx: FunctionContext) -> Type:
         api = _checker(ctx)
-        agent = agents.create_agent_graph(ctx, _scope(api))
+        agent = agents.create_agent_graph(ctx, _scope(api), functools.partial(self._middleware, api))
         if recorder is not None:
             recorder.agent(ctx, agent.classes, agent.unresolved)
         self._check_state(ctx, agent.states, allowlist_from=agent.classes)
@@ -298,6 +300,12 @@ class Checks:
                 api, ctx.context, agent.nodes, channels, allowed, record, agent.classes
             )
         return ctx.default_return_type
+
+    def _middleware(self, api: TypeChecker, function: FuncDef) -> list[Expression] | None:
+        """What the module of ``function`` recorded of the middleware lists it returns; the record
+        is what this check reads of that module."""
+        self._emit.record_record_read(api, bodies.module_of(function))
+        return self._records.middleware(function)
 
     def create_react_agent(self, ctx: FunctionContext) -> Type:
         self._check_given_state(ctx)

@@ -23,14 +23,14 @@ from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.report import fail
 from mypy_lgstate.checker.walker import Findings, Walker
 from mypy_lgstate.core.messages import key_part
-from mypy_lgstate.routes import bodies, functional, shaped_nodes, sites
+from mypy_lgstate.routes import bodies, exported, functional, sites
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
 
 
 # Tells ``lgstate report`` what a node is: ``(node, declared return type, read from its body here,
 # read in its own module)``; returns what to call when its body turns out not to tell.
 RecordNode = Callable[
-    [sites.Node, Type | None, bool, "shaped_nodes.Elsewhere | None"], Callable[[], None] | None
+    [sites.Node, Type | None, bool, "exported.Elsewhere | None"], Callable[[], None] | None
 ]
 
 
@@ -47,7 +47,7 @@ class Writes:
     """The checks of writes, for one plugin object."""
 
     def __init__(
-        self, walker: Walker, graphs: Graphs, emit: Emitter, records: shaped_nodes.Records
+        self, walker: Walker, graphs: Graphs, emit: Emitter, records: exported.Records
     ) -> None:
         self._walker = walker
         self._graphs = graphs
@@ -129,29 +129,27 @@ class Writes:
                 self._emit(api, findings, context, at_fields=False, allowed=allowed)
         return later
 
-    def _elsewhere(self, api: TypeChecker, node: sites.Node) -> shaped_nodes.Elsewhere | None:
+    def _elsewhere(self, api: TypeChecker, node: sites.Node) -> exported.Elsewhere | None:
         """What the module that defines a node of another module recorded of it; the record is
         what this check reads of that module."""
         defn = bodies.definition(node)
-        if defn is None or bodies.module_of(defn) == api.tree.fullname:
+        module = bodies.module_of(defn) if defn is not None else api.tree.fullname
+        if defn is None or module == api.tree.fullname:
             return None
-        recorded = self._records.of(defn)
+        self._emit.record_record_read(api, module)
+        recorded = self._records.node(defn)
         if recorded is None:
             return None
-        module = bodies.module_of(defn)
-        self._emit.record_reads(
-            api, Findings(touched=frozenset({(module, shaped_nodes.member_name(defn))}))
-        )
         file = api.modules.get(module)
         path = api.msg.errors.simplify_path(file.path) if file is not None else module
-        return shaped_nodes.Elsewhere(defn, recorded, path)
+        return exported.Elsewhere(defn, recorded, path)
 
     def _check_elsewhere_keys(
         self,
         api: TypeChecker,
         context: Context,
         node: sites.Node,
-        elsewhere: shaped_nodes.Elsewhere,
+        elsewhere: exported.Elsewhere,
         channels: tuple[frozenset[str], str],
     ) -> None:
         """The keys a node of another module returns (as its module recorded them), against the

@@ -26,7 +26,7 @@ from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import AnyType, Instance, Type, TypedDictType, TypeOfAny, get_proper_type
 
 from mypy_lgstate.core.libraries import LIBRARY_DIRS
-from mypy_lgstate.routes import bodies, discovery, shaped_nodes, sites
+from mypy_lgstate.routes import bodies, discovery, exported, shaped_nodes, sites
 
 # "checked": from its declared return type; "body": from what its body returns (``bodies``).
 NodeStatus = Literal["checked", "body", "unchecked", "opaque"]
@@ -139,7 +139,7 @@ class CoverageRecorder:
         node: sites.Node,
         return_type: Type | None,
         from_body: bool = False,
-        elsewhere: shaped_nodes.Elsewhere | None = None,
+        elsewhere: exported.Elsewhere | None = None,
     ) -> Callable[[], None] | None:
         """A node added by ``builder.add_node(...)`` & co., or a middleware hook of the agent that
         ``create_agent(...)`` makes (that call declares the graph). For a node read from its body,
@@ -382,7 +382,7 @@ def _node_status(
     return_type: Type | None,
     api: TypeChecker,
     from_body: bool,
-    elsewhere: shaped_nodes.Elsewhere | None = None,
+    elsewhere: exported.Elsewhere | None = None,
 ) -> tuple[NodeStatus, str | None]:
     if return_type is None:
         return "opaque", _opaque_reason(node.type, api)

@@ -55,8 +55,11 @@ class Agent(NamedTuple):
     structured_response: Type | None
 
 
-def create_agent_graph(ctx: FunctionContext, scope: lists.Scope) -> Agent:
-    """What ``create_agent(state_schema=..., middleware=[...], response_format=...)`` declares."""
+def create_agent_graph(
+    ctx: FunctionContext, scope: lists.Scope, elsewhere: lists.Elsewhere | None = None
+) -> Agent:
+    """What ``create_agent(state_schema=..., middleware=[...], response_format=...)`` declares.
+    ``elsewhere``: what another module recorded of the middleware lists its functions return."""
     assert isinstance(ctx.api, TypeChecker)
     bound = discovery.bound_arguments(ctx)
     base = discovery.given_schema(bound, "state_schema")
@@ -66,7 +69,7 @@ def create_agent_graph(ctx: FunctionContext, scope: lists.Scope) -> Agent:
     channel_classes = [*states, *defaults]
     nodes: list[sites.Node] = []
     given_middleware, unresolved = middleware_of(
-        bound.get("middleware"), ctx.api, scope, ctx.context.line
+        bound.get("middleware"), ctx.api, scope, ctx.context.line, elsewhere
     )
     for middleware in given_middleware:
         schema = declared_state_schema(middleware)
@@ -86,7 +89,11 @@ def create_agent_graph(ctx: FunctionContext, scope: lists.Scope) -> Agent:
 
 
 def middleware_of(
-    argument: tuple[Expression, Type] | None, api: TypeChecker, scope: lists.Scope, line: int
+    argument: tuple[Expression, Type] | None,
+    api: TypeChecker,
+    scope: lists.Scope,
+    line: int,
+    elsewhere: lists.Elsewhere | None = None,
 ) -> tuple[list[Instance], list[str]]:
     """The middleware passed as ``middleware=`` (each item by its own class: the list's type is
     their join), followed through the list's variables and helpers in this module
@@ -94,7 +101,7 @@ def middleware_of(
     if argument is None:
         return [], []
     expr, typ = argument
-    items = middleware_lists.middleware_items(expr, api, scope, line)
+    items = middleware_lists.middleware_items(expr, api, scope, line, elsewhere)
     types = items.types
     if items.unresolved:
         # What the list's declared type says of the rest (usually the join, AgentMiddleware).

@@ -9,7 +9,6 @@ declared item type, and the reason goes to ``lgstate report``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 from mypy.checker import TypeChecker
@@ -33,7 +32,7 @@ def middleware_items(
     api: TypeChecker,
     scope: Scope,
     before: int,
-    elsewhere: Callable[[FuncDef], list[Expression] | None] | None = None,
+    elsewhere: lists.Elsewhere | None = None,
 ) -> Middleware:
     """The items of the ``middleware=`` argument ``expr`` of a call at line ``before`` in ``scope``.
     Items written in the call itself are taken by their own types, which mypy has just inferred."""

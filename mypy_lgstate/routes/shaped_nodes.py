@@ -55,11 +55,6 @@ from mypy.types import CallableType, Instance, LiteralType
 
 from mypy_lgstate.routes import bodies, discovery, sites
 
-# The hidden member of a module that holds its record (``record``). The daemon deletes a module's
-# names before it analyses its top level again (``mypy.server.aststrip``), all but those with an
-# "@", which no name in the code can have: the record stays until the module is checked again.
-MEMBER: Final = "__mypy_lgstate_nodes@"
-
 # Why a node-shaped function is not checked in its own module, as ``lgstate report`` words it ("" when
 # it is: "opaque" ones are checked too, as far as their bodies tell).
 WHY: Final = {
@@ -164,78 +159,3 @@ def _called(file: MypyFile) -> set[str]:
                 if callee.fullname:
                     found.add(callee.fullname)
     return found
-
-
-# The record: what the graph's module reads --------------------------------------------------------
-
-
-class Recorded(NamedTuple):
-    """What a module recorded of one of its node-shaped functions."""
-
-    why: str
-    keys: list[tuple[str, int]]  # each key its returned dicts write, with its line
-
-
-def record(file: MypyFile, found: list[Candidate], modules: dict[str, MypyFile]) -> None:
-    """Store what ``found`` return as the module's hidden member ``MEMBER``: a string literal type,
-    so that a change to it changes the module's interface (``Recorded`` per function)."""
-    if not found:
-        file.names.pop(MEMBER, None)
-        return
-    builtins = modules.get("builtins")
-    str_symbol = builtins.names.get("str") if builtins is not None else None
-    if str_symbol is None or not isinstance(str_symbol.node, TypeInfo):
-        return
-    text = json.dumps(
-        {
-            candidate.defn.fullname: [
-                candidate.why,
-                [[key.value, key.line] for key in candidate.returned.keys],
-            ]
-            for candidate in found
-        },
-        sort_keys=True,
-    )
-    member = Var(MEMBER, LiteralType(text, Instance(str_symbol.node, [])))
-    member._fullname = f"{file.fullname}.{MEMBER}"
-    file.names[MEMBER] = SymbolTableNode(GDEF, member, module_public=False, plugin_generated=True)
-
-
-class Elsewhere(NamedTuple):
-    """A registered node defined in another module, and what that module recorded of it."""
-
-    defn: FuncDef
-    recorded: Recorded
-    path: str  # the file of its module, as mypy names it
-
-
-class Records:
-    """The records of other modules, parsed once per record text."""
-
-    def __init__(self, lookup: Callable[[str], SymbolNode | None]) -> None:
-        self._lookup = lookup
-        self._parsed: dict[str, dict[str, Recorded]] = {}
-
-    def of(self, defn: FuncDef) -> Recorded | None:
-        """What ``defn``'s module recorded of it (``None``: it is not node-shaped there, or its
-        module was never recorded, such as an installed library)."""
-        member = self._lookup(member_name(defn))
-        if not isinstance(member, Var) or not isinstance(member.type, LiteralType):
-            return None
-        text = member.type.value
-        assert isinstance(text, str)
-        parsed = self._parsed.get(text)
-        if parsed is None:
-            parsed = self._parsed[text] = {
-                name: Recorded(why, [(key, line) for key, line in keys])
-                for name, (why, keys) in json.loads(text).items()
-            }
-        return parsed.get(defn.fullname)
-
-    def forget(self) -> None:
-        self._parsed.clear()
-
-
-def member_name(defn: FuncDef) -> str:
-    """The fullname of the hidden member that holds ``defn``'s record (what a check of it read)."""
-    return f"{bodies.module_of(defn)}.{MEMBER}"
