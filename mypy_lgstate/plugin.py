@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from mypy.nodes import Decorator, FuncDef, MypyFile, OverloadedFuncDef, SymbolNode, TypeInfo
+from mypy.nodes import Decorator, FuncDef, ImportFrom, MypyFile, OverloadedFuncDef, SymbolNode, TypeInfo
 from mypy.options import Options
 from mypy.plugin import (
     ClassDefContext,
@@ -303,14 +303,22 @@ class LGStatePlugin(Plugin):
             self.checks.check_configured_state_classes(file, names, self._modules)
         # The node bodies its hooks asked for, and its node-shaped functions (read whether or not a
         # hook fired in the module): their types exist until this call returns.
-        checks = self.checks if any(candidate.read_here for candidate in shaped) else self._checks
+        sends = user_module and _imports_deprecated_send(file)
+        checks = (
+            self.checks if sends or any(c.read_here for c in shaped) else self._checks
+        )
         if checks is None:
             return set()
-        checks.finish_module(file, shaped, self._modules)
+        checks.finish_module(file, shaped, self._modules, deprecated_sends=sends)
         return checks.reads_of(file.fullname)
 
 
 _LIVE_PLUGINS: weakref.WeakSet[LGStatePlugin] = weakref.WeakSet()
+
+
+def _imports_deprecated_send(file: MypyFile) -> bool:
+    """``from langgraph.constants import Send``: its calls are checked once the module is."""
+    return any(isinstance(imported, ImportFrom) and imported.id == "langgraph.constants" for imported in file.imports)
 
 
 def _is_library(path: str) -> bool:

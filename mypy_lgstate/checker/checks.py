@@ -137,11 +137,17 @@ class Checks:
         return self._emit.reads_of(module)
 
     def finish_module(
-        self, file: MypyFile, shaped: list[shaped_nodes.Candidate], modules: object
+        self,
+        file: MypyFile,
+        shaped: list[shaped_nodes.Candidate],
+        modules: object,
+        *,
+        deprecated_sends: bool = False,
     ) -> None:
         """The module is checked, its bodies and their types still there: read the node bodies
-        its hooks asked for, and those of its node-shaped functions it does not register itself
-        (``shaped_nodes``)."""
+        its hooks asked for, those of its node-shaped functions it does not register itself
+        (``shaped_nodes``), and the payloads of its ``Send`` calls when it imports ``Send`` from
+        ``langgraph.constants`` (``deprecated_sends``)."""
         pending, registered = self._bodies.finished(file)
         for body in pending:
             self._writes.check_body(body)
@@ -151,7 +157,8 @@ class Checks:
             for candidate in shaped
             if candidate.read_here and candidate.defn.fullname not in registered
         ]
-        if not own:
+        sends = sites.deprecated_sends(file) if deprecated_sends else []
+        if not own and not sends:
             return
         if pending:
             checker = pending[0].api
@@ -160,6 +167,11 @@ class Checks:
             checker = discovery.checker_of(file, modules)
             if checker is None:
                 return
+        for payload in sends:
+            # ``Send`` imported from ``langgraph.constants`` (a module ``__getattr__``): mypy types it
+            # as Any and fires no hook, but the call's payload has its types now.
+            allowed = self._allowlist(()) if self._strict else None
+            self._writes.check_update(checker, payload, "Send.arg", "Send.arg", (), allowed, None, {})
         for candidate in own:
             assert candidate.state is not None
             schemas = (candidate.state,)

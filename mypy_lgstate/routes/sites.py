@@ -26,6 +26,7 @@ from mypy.nodes import (
     Expression,
     FuncItem,
     ListExpr,
+    MypyFile,
     RefExpr,
     SetExpr,
     StarExpr,
@@ -34,6 +35,7 @@ from mypy.nodes import (
     TypeInfo,
 )
 from mypy.join import join_type_list
+from mypy.server.subexpr import get_subexpressions
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.subtypes import find_member
 from mypy.types import (
@@ -341,6 +343,27 @@ def _typed(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
     typ = api.lookup_type_or_none(expr)
     if typ is not None:
         yield Value(path, expr, typ)
+
+
+# ``Send`` imported from its deprecated home: the module's ``__getattr__`` returns it, so mypy types it
+# as Any and calls no plugin hook for it.
+DEPRECATED_SEND: Final = "langgraph.constants.Send"
+
+
+def deprecated_sends(file: MypyFile) -> list[Expression]:
+    """The payloads of the ``Send(node, arg)`` calls of a module that imports ``Send`` from
+    ``langgraph.constants``, read from its syntax once the module is checked."""
+    found = []
+    for expr in get_subexpressions(file):
+        if (
+            isinstance(expr, CallExpr)
+            and isinstance(expr.callee, RefExpr)
+            and expr.callee.fullname == DEPRECATED_SEND
+        ):
+            for index, (arg, name) in enumerate(zip(expr.args, expr.arg_names)):
+                if name == "arg" or (name is None and index == 1):
+                    found.append(arg)
+    return found
 
 
 def call_values(
