@@ -384,6 +384,20 @@ def _node_status(
     from_body: bool,
     elsewhere: exported.Elsewhere | None = None,
 ) -> tuple[NodeStatus, str | None]:
+    status, reason = _declared_status(node, return_type, api, from_body, elsewhere)
+    if node.through is not None and reason is not None:
+        # ``add_node("n", traced(fn))``: the node is ``fn`` (``builders.registered_node``).
+        reason += f" (registered through {node.through}(), whose result is typed Any)"
+    return status, reason
+
+
+def _declared_status(
+    node: sites.Node,
+    return_type: Type | None,
+    api: TypeChecker,
+    from_body: bool,
+    elsewhere: exported.Elsewhere | None,
+) -> tuple[NodeStatus, str | None]:
     if return_type is None:
         return "opaque", _opaque_reason(node.type, api)
     if from_body:
@@ -400,9 +414,19 @@ def _node_status(
         declared = "has no return type"
     else:
         declared = f'returns "{format_type_bare(return_type, api.options)}"'
-    if bodies.in_another_module(node, api.tree):
-        # The body of a node of another module is never read (docs/design.md, "Node bodies").
-        return "unchecked", f"{declared}, and its body is in another module"
+    defn = bodies.definition(node)
+    if defn is None:
+        return "unchecked", declared
+    if bodies.module_of(defn) != api.tree.fullname:
+        module = api.modules.get(bodies.module_of(defn))
+        if module is None or any(library in module.path for library in LIBRARY_DIRS):
+            return "unchecked", f"{declared}, and its body is in an installed library"
+        path = api.msg.errors.simplify_path(module.path)
+        return "unchecked", (
+            f"{declared}, and its body in {path} is not read: its first parameter is not named state"
+        )
+    if defn.is_dynamic() and not api.options.check_untyped_defs:
+        return "unchecked", f"{declared}: {shaped_nodes.WHY['untyped']}"
     return "unchecked", declared
 
 
