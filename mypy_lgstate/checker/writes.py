@@ -197,6 +197,11 @@ class Writes:
                     unknown.append(key.value)
                     message = codes.unknown_body_key_message(name, key.value, state)
                     fail(api, message, key, codes.UNKNOWN_KEY)
+            elif body.shaped:
+                # A key that is no field of its state class: only the graph can tell whether it is a
+                # channel (checked where the node is registered), and what the channel holds.
+                fields = frozenset(sites.schema_keys(body.schemas[0]))
+                unknown = [key.value for key in returned.keys if key.value not in fields]
             # LangGraph drops the unknown keys; a channel's own declared type was checked there.
             declared = self._graphs.declared_types(body.schemas)
             dropped = [*unknown, *self._graphs.special_keys(api, body.schemas).untracked]

@@ -30,7 +30,6 @@ from mypy.types import (
     UnionType,
     get_proper_type,
 )
-from mypy.typevars import fill_typevars
 
 from mypy_lgstate.routes import discovery, lists, middleware_lists, sites
 
@@ -204,7 +203,7 @@ def _named_schema(expr: Expression) -> Type | None:
         left, right = _named_schema(expr.left), _named_schema(expr.right)
         return UnionType.make_union([left, right]) if left is not None and right is not None else None
     if isinstance(expr, RefExpr) and isinstance(expr.node, TypeInfo) and discovery.is_schema(expr.node):
-        return fill_typevars(expr.node)
+        return discovery.schema_type(expr.node)
     return None
 
 

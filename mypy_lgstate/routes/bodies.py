@@ -62,7 +62,7 @@ from mypy.nodes import (
     YieldExpr,
 )
 from mypy.subtypes import is_same_type
-from mypy.types import AnyType, CallableType, Instance, NoneType, Type, get_proper_type
+from mypy.types import AnyType, CallableType, Instance, NoneType, Type, TypeOfAny, get_proper_type
 
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import sites
@@ -267,6 +267,8 @@ def returned(defn: FuncDef) -> Returned:
     dropped), so a yield followed by another one in the function's own statements is never written."""
     body = defn.body.body
     generator = defn.is_generator or defn.is_async_generator
+    if generator and not _declares_iterator(defn):
+        return Returned([], [], True, [])  # mypy reports the declared type: no guess of ours
     last_yield = max(
         (index for index, stmt in enumerate(body) if _yielded(stmt) is not None), default=0
     )
@@ -305,6 +307,17 @@ def returned(defn: FuncDef) -> Returned:
         else:
             opaque = True
     return Returned(displays, items, opaque, list(_alternatives(returns)))
+
+
+def _declares_iterator(defn: FuncDef) -> bool:
+    """Whether a generator function's declared return type is an iterator (or none at all)."""
+    signature = defn.type
+    if not isinstance(signature, CallableType):
+        return True
+    ret = get_proper_type(signature.ret_type)
+    if isinstance(ret, AnyType):
+        return ret.type_of_any == TypeOfAny.unannotated
+    return sites.is_iterator(ret)
 
 
 def _yielded(stmt: Statement) -> Expression | None:

@@ -57,7 +57,7 @@ from mypy.nodes import (
     WithStmt,
 )
 from mypy.plugin import MethodContext
-from mypy.typeops import bind_self
+from mypy.typeops import bind_self, function_type
 from mypy.types import AnyType, CallableType, FunctionLike, Instance, Type, get_proper_type
 from mypy.typevars import fill_typevars
 
@@ -133,11 +133,15 @@ def _nodes_of_add_node(
     name, (action, action_type) = node_arg[0], action_arg or node_arg
     looped = _loop_items(name if action_arg is not None else None, action, scope)
     if looped is not None:
-        return [
-            registered_node(label, fn, declared, api)
-            for label, fn in looped
-            if (declared := declared_callable(fn, scope)) is not None
-        ]
+        found = []
+        for label, fn in looped:
+            declared = declared_callable(fn, scope)
+            if declared is None and isinstance(fn, RefExpr) and isinstance(fn.node, FuncDef):
+                # An unannotated function: its implicit signature, so that it is listed unchecked.
+                declared = function_type(fn.node, api.named_type("builtins.function"))
+            if declared is not None:
+                found.append(registered_node(label, fn, declared, api))
+        return found
     label = name.value if isinstance(name, StrExpr) and action_arg is not None else _expr_name(action)
     return [registered_node(label, action, action_type, api)]
 

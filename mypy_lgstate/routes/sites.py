@@ -108,11 +108,14 @@ _ITERATORS: Final = frozenset(
 )
 
 
+def is_iterator(typ: Type) -> bool:
+    proper = get_proper_type(typ)
+    return isinstance(proper, Instance) and proper.type.fullname in _ITERATORS and bool(proper.args)
+
+
 def _unwrap_iterator(ret: Type) -> Type:
     proper = get_proper_type(ret)
-    if isinstance(proper, Instance) and proper.type.fullname in _ITERATORS and proper.args:
-        return proper.args[0]
-    return ret
+    return proper.args[0] if is_iterator(proper) and isinstance(proper, Instance) else ret
 
 
 def _unwrap_awaitable(ret: Type) -> Type:
