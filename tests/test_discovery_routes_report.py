@@ -1,7 +1,7 @@
 """``lgstate report`` on a fixture application (tests/agent_lists/) whose agents get middleware
 lists built in code and whose graph is a chained builder returned by a factory declared without type
-arguments: every graph, node and middleware hook is listed, and the one list built in another module
-is named as unresolved. The same agents, built at run time with a fake chat model, have exactly the
+arguments: every graph, node and middleware hook is listed, and the list built in another module is
+read from what that module recorded of it (an empty list: no hooks). The same agents, built at run time with a fake chat model, have exactly the
 hook nodes the report lists."""
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ graph {AGENTS}.AgentState (support_agents.py:64)
   input schema: {AGENTS}.InputAgentState
   output schema: {AGENTS}.OutputAgentState
   channels: jump_to, messages, structured_response
-  unresolved: the middleware list comes from shared_middleware.shared_middleware(), whose body is not in this module
+  no nodes found: nodes added by a function this builder is passed to are listed under an entry with no StateGraph(...) call
   nodes checked 0/0
 
 write sites

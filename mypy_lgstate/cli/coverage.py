@@ -26,7 +26,7 @@ from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import AnyType, Instance, Type, TypedDictType, TypeOfAny, get_proper_type
 
 from mypy_lgstate.core.libraries import LIBRARY_DIRS
-from mypy_lgstate.routes import bodies, discovery, sites
+from mypy_lgstate.routes import bodies, discovery, exported, shaped_nodes, sites
 
 # "checked": from its declared return type; "body": from what its body returns (``bodies``).
 NodeStatus = Literal["checked", "body", "unchecked", "opaque"]
@@ -139,12 +139,14 @@ class CoverageRecorder:
         node: sites.Node,
         return_type: Type | None,
         from_body: bool = False,
+        elsewhere: exported.Elsewhere | None = None,
     ) -> Callable[[], None] | None:
         """A node added by ``builder.add_node(...)`` & co., or a middleware hook of the agent that
         ``create_agent(...)`` makes (that call declares the graph). For a node read from its body,
-        returns what to call when the body turns out not to tell (it is unchecked, then)."""
+        returns what to call when the body turns out not to tell (it is unchecked, then).
+        ``elsewhere``: a node of another module, and what its module recorded of it."""
         api = _checker(ctx)
-        status, reason = _node_status(node, return_type, api, from_body)
+        status, reason = _node_status(node, return_type, api, from_body, elsewhere)
         location = _location(api, ctx.context.line)
         key: GraphKey | None
         graph_type: Type
@@ -376,12 +378,35 @@ def _roles(graph_type: Type) -> dict[str, tuple[str, ...]]:
 
 
 def _node_status(
-    node: sites.Node, return_type: Type | None, api: TypeChecker, from_body: bool
+    node: sites.Node,
+    return_type: Type | None,
+    api: TypeChecker,
+    from_body: bool,
+    elsewhere: exported.Elsewhere | None = None,
+) -> tuple[NodeStatus, str | None]:
+    status, reason = _declared_status(node, return_type, api, from_body, elsewhere)
+    if node.through is not None and reason is not None:
+        # ``add_node("n", traced(fn))``: the node is ``fn`` (``builders.registered_node``).
+        reason += f" (registered through {node.through}(), whose result is typed Any)"
+    return status, reason
+
+
+def _declared_status(
+    node: sites.Node,
+    return_type: Type | None,
+    api: TypeChecker,
+    from_body: bool,
+    elsewhere: exported.Elsewhere | None,
 ) -> tuple[NodeStatus, str | None]:
     if return_type is None:
         return "opaque", _opaque_reason(node.type, api)
     if from_body:
         return "body", "checked from its body"
+    if elsewhere is not None:
+        why = elsewhere.recorded.why
+        if not why:
+            return "body", f"checked from its body, in {elsewhere.path}"
+        return "unchecked", f"its body in {elsewhere.path} is not read: {shaped_nodes.WHY[why]}"
     if not sites.update_shape(return_type, node.name).untyped:
         return "checked", None
     proper = get_proper_type(return_type)
@@ -389,9 +414,19 @@ def _node_status(
         declared = "has no return type"
     else:
         declared = f'returns "{format_type_bare(return_type, api.options)}"'
-    if bodies.in_another_module(node, api.tree):
-        # The body of a node of another module is never read (docs/design.md, "Node bodies").
-        return "unchecked", f"{declared}, and its body is in another module"
+    defn = bodies.definition(node)
+    if defn is None:
+        return "unchecked", declared
+    if bodies.module_of(defn) != api.tree.fullname:
+        module = api.modules.get(bodies.module_of(defn))
+        if module is None or any(library in module.path for library in LIBRARY_DIRS):
+            return "unchecked", f"{declared}, and its body is in an installed library"
+        path = api.msg.errors.simplify_path(module.path)
+        return "unchecked", (
+            f"{declared}, and its body in {path} is not read: its first parameter is not named state"
+        )
+    if defn.is_dynamic() and not api.options.check_untyped_defs:
+        return "unchecked", f"{declared}: {shaped_nodes.WHY['untyped']}"
     return "unchecked", declared
 
 
