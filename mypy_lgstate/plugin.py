@@ -269,7 +269,9 @@ class LGStatePlugin(Plugin):
             record_module(file, self._modules or {}, daemon=self.options.fine_grained_incremental)
         names = self._state_classes_by_module.get(file.fullname)
         if names:
-            self.checks.check_configured_state_classes(file, names, self._modules)
+            self.checks.check_configured_state_classes(
+                file, names, self._modules, self.options.config_file
+            )
         if self._checks is None:
             return set()
         # The node bodies its hooks asked for: their types exist until this call returns.
