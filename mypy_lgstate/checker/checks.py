@@ -43,10 +43,10 @@ from mypy_lgstate.routes import agents, bodies, builders, discovery, factories, 
 from mypy_lgstate.routes.sites import FUNCTION_WRITE_SITES, GRAPH_INPUTS
 
 if TYPE_CHECKING:
-    from mypy_lgstate.cli.coverage import CoverageRecorder
+    from mypy_lgstate.cli.coverage import CoverageRecorder, NodeRecord
 
-# ``lgstate report`` installs one before its build, to list what the checks saw; in mypy runs it
-# stays None, and the checks pay one comparison per graph, node and write site.
+# ``lgstate check`` and ``report`` install one before their build, to say what the checks
+# saw; in mypy runs it stays None, and the checks pay one comparison per graph, node and write site.
 recorder: CoverageRecorder | None = None
 
 _Index = TypeVar("_Index")
@@ -447,7 +447,7 @@ class Checks:
         nodes: list[sites.Node],
         channels: tuple[frozenset[str], str] | None,
         allowed: frozenset[str] | None,
-        record: Callable[[sites.Node, Type | None, bool], Callable[[], None] | None] | None = None,
+        record: Callable[[sites.Node, Type | None, bool], NodeRecord | None] | None = None,
         schemas: tuple[TypeInfo, ...] = (),
     ) -> None:
         """What the nodes write (``Writes.check_node_returns``). Each node function of this module

@@ -11,7 +11,7 @@ not reported again (``repeats``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import Context, Expression, FuncDef, StrExpr, TypeInfo
@@ -25,6 +25,9 @@ from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import bodies, functional, sites
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
+
+if TYPE_CHECKING:
+    from mypy_lgstate.cli.coverage import NodeRecord
 
 
 class NodeGraph(NamedTuple):
@@ -51,7 +54,7 @@ class Writes:
         nodes: list[sites.Node],
         channels: tuple[frozenset[str], str] | None,
         allowed: frozenset[str] | None,
-        record: Callable[[sites.Node, Type | None, bool], Callable[[], None] | None] | None = None,
+        record: Callable[[sites.Node, Type | None, bool], NodeRecord | None] | None = None,
         schemas: tuple[TypeInfo, ...] = (),
     ) -> list[bodies.Body]:
         """What each node's declared return type says it writes: its values, and its keys against
@@ -66,7 +69,7 @@ class Writes:
                 if ret is not None and bodies.is_loose(ret)
                 else None
             )
-            unchecked = record(node, ret, function is not None) if record is not None else None
+            coverage = record(node, ret, function is not None) if record is not None else None
             if ret is None:
                 continue
             shape = sites.update_shape(ret, node.name)
@@ -76,7 +79,7 @@ class Writes:
                     later.append(
                         bodies.Body(
                             api, function, context, node.name, shown, channels, schemas, allowed,
-                            unchecked=unchecked,
+                            coverage=coverage,
                         )
                     )
                 else:
@@ -131,8 +134,8 @@ class Writes:
         function = body.function
         returned = bodies.returned(function) if only is None else only
         if only is None and returned.opaque and not body.whole:
-            if body.unchecked is not None:
-                body.unchecked()
+            if body.coverage is not None:
+                body.coverage.not_read()
             fail(
                 api,
                 codes.untyped_node_message(body.label, body.shown),
@@ -165,6 +168,8 @@ class Writes:
             reported = self._check_written(
                 api, values, root, body.schemas, body.allowed, updates=True, dotted=True
             )
+            if body.coverage is not None and only is None and not returned.opaque:
+                body.coverage.read(sum(isinstance(get_proper_type(v.type), AnyType) for v in values))
             written = [
                 (key, expr) for key, expr in bodies.written_items(returned) if key not in unknown
             ]

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -66,6 +66,9 @@ from mypy.types import AnyType, CallableType, Instance, NoneType, Type, get_prop
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import sites
 
+if TYPE_CHECKING:
+    from mypy_lgstate.cli.coverage import NodeRecord
+
 
 class Body(NamedTuple):
     """A node whose body is read once its module is checked: what it is checked with."""
@@ -79,7 +82,7 @@ class Body(NamedTuple):
     schemas: tuple[TypeInfo, ...]
     allowed: frozenset[str] | None
     whole: bool = False  # a functional-API function: its returned value is checkpointed as it is
-    unchecked: Callable[[], None] | None = None  # tells lgstate report when the body does not tell
+    coverage: NodeRecord | None = None  # tells lgstate report whether the body was read
 
 
 class Pending:

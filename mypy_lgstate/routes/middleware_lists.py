@@ -63,6 +63,8 @@ from mypy.typevars import fill_typevars
 _DEPTH: Final = 6
 
 Scope = FuncItem | MypyFile
+# Calls whose result holds the items of their one argument.
+_COPIES: Final = frozenset({"builtins.list", "builtins.tuple"})
 
 
 class Middleware(NamedTuple):
@@ -107,7 +109,11 @@ class _Reader:
         elif isinstance(expr, NameExpr) and isinstance(expr.node, Var):
             self.variable(expr, scope, before, depth)
         elif isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
-            self.helper(expr.callee, depth)
+            if expr.callee.fullname in _COPIES and len(expr.args) == 1:
+                # list(build()): the items of its argument
+                self.list_items(expr.args[0], scope, before, depth - 1)
+            else:
+                self.helper(expr.callee, depth)
         else:
             self.unresolved.append("the middleware list is built by an expression not followed")
 
