@@ -300,7 +300,9 @@ class LGStatePlugin(Plugin):
                 exported.record(file, shaped, self._modules or {})
         names = self._state_classes_by_module.get(file.fullname)
         if names:
-            self.checks.check_configured_state_classes(file, names, self._modules)
+            self.checks.check_configured_state_classes(
+                file, names, self._modules, self.options.config_file
+            )
         # The node bodies its hooks asked for, and its node-shaped functions (read whether or not a
         # hook fired in the module): their types exist until this call returns.
         sends = user_module and _imports_deprecated_send(file)

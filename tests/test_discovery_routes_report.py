@@ -41,7 +41,7 @@ graph {AGENTS}.AgentState (support_agents.py:60)
   middleware schema: support_agents.NoteState (support_agents.py)
   middleware schema: support_agents.BudgetState (support_agents.py)
   channels: jump_to, messages, notes, spent, structured_response
-  body      node Budget.after_agent (support_agents.py:60): checked from its body
+  body      node Budget.after_agent (support_agents.py:60): read from its body
   checked   node Budget.before_model (support_agents.py:60)
   checked   node Notes.after_model (support_agents.py:60)
   nodes checked 3/3

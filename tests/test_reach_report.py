@@ -31,8 +31,8 @@ REPORT = f"""\
 graph app.state.ResearchState (app/graph.py:16)
   state/input/output schema: app.state.ResearchState (app/state.py)
   channels: enriched, messages, question, sources, summary
-  body      node search (app/graph.py:17): checked from its body, in app/nodes/research.py (registered through traced_node(), whose result is typed Any)
-  body      node summarize (app/graph.py:18): checked from its body, in app/nodes/research.py
+  body      node search (app/graph.py:17): read from its body, in app/nodes/research.py (registered through traced_node(), whose result is typed Any)
+  body      node summarize (app/graph.py:18): read from its body, in app/nodes/research.py
   nodes checked 2/2
 
 graph {AGENTS}.AgentState (app/graph.py:26)
@@ -41,7 +41,7 @@ graph {AGENTS}.AgentState (app/graph.py:26)
   output schema: {AGENTS}.OutputAgentState
   middleware schema: app.middleware.AuditState (app/middleware.py)
   channels: audited, jump_to, messages, structured_response
-  body      node Audit.after_model (app/graph.py:26): checked from its body, in app/middleware.py
+  body      node Audit.after_model (app/graph.py:26): read from its body, in app/middleware.py
   nodes checked 1/1
 
 2 graphs, nodes checked 3/3 (from bodies 3, unchecked 0, opaque 0), 0 write sites, 0 findings

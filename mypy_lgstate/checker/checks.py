@@ -38,7 +38,7 @@ from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.walker import Findings, Walker
 from mypy_lgstate.checker.writes import NodeGraph, RecordNode, Writes
 from mypy_lgstate.core import lockfile
-from mypy_lgstate.core.config import LGStateConfig
+from mypy_lgstate.core.config import LGStateConfig, option_error
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock
 from mypy_lgstate.routes import (
     agents,
@@ -55,10 +55,10 @@ from mypy_lgstate.routes import (
 from mypy_lgstate.routes.sites import FUNCTION_WRITE_SITES, GRAPH_INPUTS
 
 if TYPE_CHECKING:
-    from mypy_lgstate.cli.coverage import CoverageRecorder
+    from mypy_lgstate.cli.coverage import CoverageRecorder, NodeRecord
 
-# ``lgstate report`` installs one before its build, to list what the checks saw; in mypy runs it
-# stays None, and the checks pay one comparison per graph, node and write site.
+# ``lgstate check`` and ``report`` install one before their build, to say what the checks
+# saw; in mypy runs it stays None, and the checks pay one comparison per graph, node and write site.
 recorder: CoverageRecorder | None = None
 
 _Index = TypeVar("_Index")
@@ -204,12 +204,18 @@ class Checks:
         return ctx.default_return_type
 
     def check_configured_state_classes(
-        self, file: MypyFile, names: list[str], modules: object
+        self, file: MypyFile, names: list[str], modules: object, config_file: str | None = None
     ) -> None:
         infos = discovery.configured_schemas(file, names)
-        checker = discovery.checker_of(file, modules) if infos else None
+        problems = [
+            problem for problem in (discovery.configured_problem(file, name) for name in names)
+            if problem is not None
+        ]
+        checker = discovery.checker_of(file, modules) if infos or problems else None
         if checker is None:
             return
+        for problem in problems:  # line 1: the module the entry names (lgstate check: exit 2)
+            checker.fail(option_error(config_file, "state_classes", problem), Context(line=1))
         for info in infos:
             self._check_state_classes(checker, info, [info], self._allowlist([info]))
 

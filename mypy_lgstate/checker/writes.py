@@ -11,7 +11,7 @@ not reported again (``repeats``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import Context, Expression, FuncDef, StrExpr, TypeInfo
@@ -26,11 +26,14 @@ from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import bodies, exported, functional, sites
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
 
+if TYPE_CHECKING:
+    from mypy_lgstate.cli.coverage import NodeRecord
+
 
 # Tells ``lgstate report`` what a node is: ``(node, declared return type, read from its body here,
-# read in its own module)``; returns what to call when its body turns out not to tell.
+# read in its own module)``; for a body read here, returns the record to tell whether it was read.
 RecordNode = Callable[
-    [sites.Node, Type | None, bool, "exported.Elsewhere | None"], Callable[[], None] | None
+    [sites.Node, Type | None, bool, "exported.Elsewhere | None"], "NodeRecord | None"
 ]
 
 
@@ -74,7 +77,7 @@ class Writes:
             loose = ret is not None and bodies.is_loose(ret)
             function = bodies.local_function(node, api) if loose else None
             elsewhere = self._elsewhere(api, node) if loose and function is None else None
-            unchecked = (
+            coverage = (
                 record(node, ret, function is not None, elsewhere) if record is not None else None
             )
             if ret is None:
@@ -86,7 +89,7 @@ class Writes:
                     later.append(
                         bodies.Body(
                             api, function, context, node.name, shown, channels, schemas, allowed,
-                            unchecked=unchecked,
+                            coverage=coverage,
                         )
                     )
                 elif elsewhere is None or elsewhere.recorded.why:
@@ -175,8 +178,8 @@ class Writes:
         function = body.function
         returned = bodies.returned(function) if only is None else only
         if only is None and returned.opaque and not body.whole and not body.shaped:
-            if body.unchecked is not None:
-                body.unchecked()
+            if body.coverage is not None:
+                body.coverage.not_read()
             fail(
                 api,
                 codes.untyped_node_message(body.label, body.shown),
@@ -214,6 +217,8 @@ class Writes:
             reported = self._check_written(
                 api, values, root, body.schemas, body.allowed, updates=True, dotted=True
             )
+            if body.coverage is not None and only is None and not returned.opaque:
+                body.coverage.read(sum(isinstance(get_proper_type(v.type), AnyType) for v in values))
             written = [
                 (key, expr) for key, expr in bodies.written_items(returned) if key not in unknown
             ]

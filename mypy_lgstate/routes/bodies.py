@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -68,6 +68,9 @@ from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import sites
 from mypy_lgstate.routes.lists import statements
 
+if TYPE_CHECKING:
+    from mypy_lgstate.cli.coverage import NodeRecord
+
 
 class Body(NamedTuple):
     """A node whose body is read once its module is checked: what it is checked with."""
@@ -81,7 +84,7 @@ class Body(NamedTuple):
     schemas: tuple[TypeInfo, ...]
     allowed: frozenset[str] | None
     whole: bool = False  # a functional-API function: its returned value is checkpointed as it is
-    unchecked: Callable[[], None] | None = None  # tells lgstate report when the body does not tell
+    coverage: NodeRecord | None = None  # tells lgstate report whether the body was read
     # A node-shaped function read in its own module (``shaped_nodes``): whether it is a node is
     # known where it is registered, so an opaque body is no finding here.
     shaped: bool = False
