@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
-from mypy.nodes import Decorator, FuncDef, MypyFile, OverloadedFuncDef, SymbolNode, TypeInfo
+from mypy.nodes import Decorator, FuncDef, ImportFrom, MypyFile, OverloadedFuncDef, SymbolNode, TypeInfo
 from mypy.options import Options
 from mypy.plugin import (
     ClassDefContext,
@@ -35,6 +35,7 @@ from mypy_lgstate.core.lockfile import NO_LOCK, Lock, LockFileError, lock_path, 
 
 if TYPE_CHECKING:
     from mypy_lgstate.checker.checks import Checks
+    from mypy_lgstate.routes.shaped_nodes import Candidate
 
 # mypy records this (with a hash of this file) in its cache, and discards every cached module when it
 # changes; __init__ refines it (see ``_version``).
@@ -137,11 +138,16 @@ class LGStatePlugin(Plugin):
         self._function_hooks: dict[str, Callable[[FunctionContext], Type]] = {
             fullname: self._dispatch(method) for fullname, method in FUNCTION_HOOKS.items()
         }
+        # A returned dict display tells the checks which checker checks its module (the end of a
+        # module's check, where node bodies are read, is handed the module alone); in the daemon,
+        # which rechecks a node's body alone, its displays are also read as they are checked
+        # (``Checks.dict_display``).
+        self._function_hooks[DICT_DISPLAY] = self._dispatch("dict_display")
         if options.fine_grained_incremental:
-            # The daemon rechecks a node's body alone: its dict displays are read as they are
-            # checked (``Checks.dict_display``).
-            self._function_hooks[DICT_DISPLAY] = self._dispatch("dict_display")
             self._method_hooks["builtins.dict.__setitem__"] = self._dispatch("dict_item")
+        # The node-shaped functions of each module being checked, found as its cache is written and
+        # read once its bodies are checked (``shaped_nodes``).
+        self._shaped: dict[str, tuple[MypyFile, list[Candidate]]] = {}
         # What other callees turned out to be (a graph subclass or factory, or nothing), once
         # looked up: every later call of the same callee is one dict lookup again.
         self._resolved_functions: dict[str, Callable[[FunctionContext], Type] | None] = {}
@@ -251,33 +257,75 @@ class LGStatePlugin(Plugin):
                 from mypy_lgstate.checker.channels import record_module
 
                 record_module(file, self._modules)
+                if not _is_library(ctx.path):
+                    # What the modules that import it read of its bodies.
+                    self._record_shaped(file)
         # Library and typeshed modules never hold findings: keep their caches across option changes.
-        path = ctx.path
-        for library_dir in LIBRARY_DIRS:
-            if library_dir in path:
-                return None
-        return self._config_data
+        return None if _is_library(ctx.path) else self._config_data
+
+    def _record_shaped(self, file: MypyFile) -> None:
+        from mypy_lgstate.routes import exported
+
+        exported.record(file, self._shaped_of(file), self._modules or {})
+
+    def _shaped_of(self, file: MypyFile) -> list[Candidate]:
+        """The node-shaped functions of ``file``, found once per tree from its syntax: when its cache
+        is written (after its interface is checked) and when its bodies are checked, in either order
+        (mypy writes the cache after the bodies when ``local_partial_types`` is off)."""
+        from mypy_lgstate.routes import shaped_nodes
+
+        known = self._shaped.pop(file.fullname, None)
+        if known is not None and known[0] is file:
+            return known[1]
+        found = shaped_nodes.candidates(file, self.options)
+        if not self._writes_no_cache:
+            self._shaped[file.fullname] = (file, found)
+        return found
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
         # Called once a module is checked: the one moment a class named in ``state_classes`` can
         # be checked in its own module, whatever else uses it.
+        user_module = not _is_library(file.path)
+        shaped = self._shaped_of(file) if user_module else []
         if self._writes_no_cache:
-            # The channels of the module's classes: recorded as the cache is written, or here in
-            # the runs that write none (the daemon), where ``report_config_data`` is not asked.
+            # The channels of the module's classes, and its node-shaped functions: recorded as the
+            # cache is written, or here in the runs that write none (the daemon), where
+            # ``report_config_data`` is not asked.
             from mypy_lgstate.checker.channels import record_module
 
             record_module(file, self._modules or {}, daemon=self.options.fine_grained_incremental)
+            if user_module:
+                from mypy_lgstate.routes import exported
+
+                exported.record(file, shaped, self._modules or {})
         names = self._state_classes_by_module.get(file.fullname)
         if names:
-            self.checks.check_configured_state_classes(file, names, self._modules)
-        if self._checks is None:
+            self.checks.check_configured_state_classes(
+                file, names, self._modules, self.options.config_file
+            )
+        # The node bodies its hooks asked for, and its node-shaped functions (read whether or not a
+        # hook fired in the module): their types exist until this call returns.
+        sends = user_module and _imports_deprecated_send(file)
+        checks = (
+            self.checks if sends or any(c.read_here for c in shaped) else self._checks
+        )
+        if checks is None:
             return set()
-        # The node bodies its hooks asked for: their types exist until this call returns.
-        self._checks.finish_module(file)
-        return self._checks.reads_of(file.fullname)
+        checks.finish_module(file, shaped, self._modules, deprecated_sends=sends)
+        return checks.reads_of(file.fullname)
 
 
 _LIVE_PLUGINS: weakref.WeakSet[LGStatePlugin] = weakref.WeakSet()
+
+
+def _imports_deprecated_send(file: MypyFile) -> bool:
+    """``from langgraph.constants import Send``: its calls are checked once the module is."""
+    return any(isinstance(imported, ImportFrom) and imported.id == "langgraph.constants" for imported in file.imports)
+
+
+def _is_library(path: str) -> bool:
+    """Whether a module is an installed library's or typeshed's (never the user's code)."""
+    return any(library_dir in path for library_dir in LIBRARY_DIRS)
 
 
 def _is_state_graph(node: SymbolNode | None) -> bool:

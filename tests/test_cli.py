@@ -18,10 +18,13 @@ from pathlib import Path
 from typing import Final
 
 import jsonschema
+import mypy.version
 import pytest
 import yaml
 
+import mypy_lgstate
 from mypy_lgstate.cli import command as cli, findings
+from mypy_lgstate.cli.coverage import Coverage
 from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import LGStateConfig, load_config
 
@@ -77,15 +80,23 @@ APP_JSON_FINDINGS = [
     (9, 1, "lgstate-unserializable", f'Ticket.created_at is "datetime": {DATETIME}'),
     (23, 1, "lgstate-lossy", PAIRS.format(serializer="JSON")),
 ]
+# Both nodes are checked by their declared return types.
+APP_COVERAGE = "nodes checked 2/2 (from bodies 0)"
 APP_TEXT = [
     *(f"app.py:{line}: error: {message}  [{code}]" for line, _, code, message in APP_JSON_FINDINGS),
     "Found 2 errors in 1 file (checked 1 source file)",
+    APP_COVERAGE,
 ]
 # Under msgpack a datetime round-trips: only the tuples are left.
 APP_MSGPACK_TEXT = [
     f"app.py:23: error: {PAIRS.format(serializer='msgpack')}  [lgstate-lossy]",
     "Found 1 error in 1 file (checked 1 source file)",
+    APP_COVERAGE,
 ]
+APP_COVERAGE_DATA = {
+    "nodes": 2, "checked": 2, "from_bodies": 0, "not_checked": {}, "percent": 100.0,
+    "values_typed_any": 0, "summary": APP_COVERAGE,
+}
 
 # Nodes of every kind for ``report``: checked, unchecked and opaque, in two graphs with one schema.
 GRAPH = """\
@@ -151,9 +162,9 @@ graph graph.State (graph.py:40)
   channels: answer, question
   checked   node answer (graph.py:41)
   checked   node review (graph.py:42)
-  unchecked node legacy (graph.py:43): returns "dict[str, Any]", and its body returns a value built elsewhere
-  body      node tally (graph.py:44): checked from its body
-  opaque    node sub (graph.py:45): a compiled subgraph
+  unchecked node legacy (graph.py:43): returns "dict[str, Any]", and its body returns a dict built elsewhere: return a dict display ({"key": value}) or declare its update type (a TypedDict)
+  body      node tally (graph.py:44): read from its body
+  opaque    node sub (graph.py:45): a compiled subgraph: its own nodes are listed under its graph
   opaque    node tools (graph.py:46): a prebuilt node (ToolNode)
   opaque    node echo (graph.py:47): a Runnable ("RunnableLambda[Any, Any]")
   nodes checked 3/7
@@ -222,13 +233,21 @@ def test_check_without_mypy_configuration_shows_only_lgstate_findings(
     assert result.returncode == 1
 
 
+def test_version() -> None:
+    for flag in ("-V", "--version"):
+        result = subprocess.run([LGSTATE, flag], capture_output=True, text=True, check=False)
+        assert (result.returncode, result.stdout, result.stderr) == (
+            0, f"lgstate {mypy_lgstate.__version__} (mypy {mypy.version.__version__})\n", ""
+        )
+
+
 def test_mypy_errors_alone_never_fail_the_check(tmp_path: Path, cache_dir: Path) -> None:
     code = APP.replace("datetime.now()", '"2024-01-01"').replace(": datetime", ": str")
     code = code.replace("tuple[int, int]", "list[int]")
     project = project_with(tmp_path, app__py=code)
     assert "count: int = " in code  # mypy's own error stays in the program
     result = lgstate(project, cache_dir, "check")
-    assert result.stdout.splitlines() == ["Success: no issues found in 1 source file"]
+    assert result.stdout.splitlines() == ["Success: no issues found in 1 source file", APP_COVERAGE]
     assert result.returncode == 0
     plain = subprocess.run(
         [sys.executable, "-m", "mypy", "--cache-dir", str(cache_dir / "plain"), "app.py"],
@@ -267,11 +286,14 @@ def test_configured_files_are_the_default_paths(tmp_path: Path, cache_dir: Path)
 
 def test_json_format(tmp_path: Path, cache_dir: Path) -> None:
     result = lgstate(project_with(tmp_path, app__py=APP), cache_dir, "check", "--format", "json")
-    assert json.loads(result.stdout) == [
-        {"file": "app.py", "line": line, "column": column, "code": code, "message": message,
-         "severity": "error", "related": []}
-        for line, column, code, message in APP_JSON_FINDINGS
-    ]
+    assert json.loads(result.stdout) == {
+        "findings": [
+            {"file": "app.py", "line": line, "column": column, "code": code, "message": message,
+             "severity": "error", "related": []}
+            for line, column, code, message in APP_JSON_FINDINGS
+        ],
+        "coverage": APP_COVERAGE_DATA,
+    }
     assert result.returncode == 1
 
 
@@ -286,9 +308,12 @@ def test_github_format(tmp_path: Path, cache_dir: Path) -> None:
 
 def test_github_format_escapes_what_workflow_commands_reserve() -> None:
     finding = findings.Finding("a,b:c.py", 3, 1, "lgstate-lossy", "50% off\nnext", "error")
-    assert findings.as_github([finding], 1) == (
+    assert findings.as_github([finding], 1, NO_NODES) == (
         "::error file=a%2Cb%3Ac.py,line=3,col=1,title=lgstate-lossy::50%25 off%0Anext"
     )
+
+
+NO_NODES = Coverage(nodes=0, checked=0, from_bodies=0, not_checked={}, values_typed_any=0)
 
 
 # The parts of the SARIF 2.1.0 schema (sarif-schema-2.1.0.json) that say what is required, for the
@@ -409,6 +434,7 @@ def test_sarif_format(tmp_path: Path, cache_dir: Path) -> None:
         (code, code, message, "app.py", {"startLine": line, "startColumn": column})
         for line, column, code, message in APP_JSON_FINDINGS
     ]
+    assert run["properties"] == {"coverage": APP_COVERAGE_DATA}
     assert result.returncode == 1
 
 
@@ -423,7 +449,7 @@ def test_gitlab_format(tmp_path: Path, cache_dir: Path) -> None:
         (code, {"path": "app.py", "lines": {"begin": line}}, message, "major")
         for line, _, code, message in APP_JSON_FINDINGS
     ]
-    assert result.returncode == 1
+    assert (result.returncode, result.stderr) == (1, APP_COVERAGE + "\n")  # in the job's log
     # A fingerprint per finding, that stays when lines above it move (GitLab tracks issues by it).
     (project / "app.py").write_text("# A comment above everything.\n" + APP)
     moved = json.loads(lgstate(project, cache_dir, "check", "--format", "gitlab").stdout)
@@ -440,13 +466,114 @@ def test_clean_program_passes_in_every_format(tmp_path: Path, cache_dir: Path) -
         result = lgstate(project, cache_dir, "check", "--format", output_format)
         assert result.returncode == 0, output_format
         if output_format == "json":
-            assert json.loads(result.stdout) == []
+            assert json.loads(result.stdout) == {"findings": [], "coverage": APP_COVERAGE_DATA}
         elif output_format == "sarif":
             assert json.loads(result.stdout)["runs"][0]["results"] == []
         elif output_format == "github":
-            assert result.stdout.strip() == ""
+            assert result.stdout == ""  # nothing at all: every node is checked
         elif output_format == "gitlab":
             assert json.loads(result.stdout) == []
+
+
+# b.py is a dependency of a.py: mypy checks it first, and a warm run may replay them in any order.
+SORTED_B = """\
+from datetime import datetime
+
+from langgraph.graph import StateGraph
+from typing_extensions import TypedDict
+
+
+class B(TypedDict):
+    when: datetime
+
+
+graph_b = StateGraph(B)
+"""
+SORTED_A = SORTED_B.replace("class B", "import b\n\n\nclass A").replace("B)", "A)").replace(
+    "graph_b", "graph_a"
+)
+
+
+def test_findings_are_sorted_by_file_and_line_in_every_format(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    project = project_with(tmp_path, a__py=SORTED_A, b__py=SORTED_B)
+    where = [("a.py", 11), ("b.py", 8)]
+    for run in ("cold", "warm"):
+        text = lgstate(project, cache_dir, "check").stdout.splitlines()
+        assert [line.split(": ")[0] for line in text[:2]] == ["a.py:11", "b.py:8"], run
+        found = json.loads(lgstate(project, cache_dir, "check", "--format", "json").stdout)
+        assert [(f["file"], f["line"]) for f in found["findings"]] == where
+        github = lgstate(project, cache_dir, "check", "--format", "github").stdout.splitlines()
+        assert [line.split(",col=")[0] for line in github] == [
+            "::error file=a.py,line=11", "::error file=b.py,line=8"
+        ]
+        sarif = json.loads(lgstate(project, cache_dir, "check", "--format", "sarif").stdout)
+        assert [
+            (
+                r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+                r["locations"][0]["physicalLocation"]["region"]["startLine"],
+            )
+            for r in sarif["runs"][0]["results"]
+        ] == where
+        gitlab = json.loads(lgstate(project, cache_dir, "check", "--format", "gitlab").stdout)
+        assert [(i["location"]["path"], i["location"]["lines"]["begin"]) for i in gitlab] == where
+
+
+def test_text_format_keeps_a_finding_on_one_line(tmp_path: Path, cache_dir: Path) -> None:
+    code = GRAPH.replace('return {"answer": state["question"]}\n\n\nsub_builder', (
+        'return {"answer": state["question"], "first\\nsecond": 1}\n\n\nsub_builder'
+    ))
+    result = lgstate(project_with(tmp_path, graph__py=code), cache_dir, "check", "graph.py")
+    assert result.stdout.splitlines()[0] == (
+        'graph.py:33: error: Node "tally" returns key "first\\nsecond", which is not a channel of'
+        ' graph state "State": LangGraph drops it silently. Fix: add "first\\nsecond" to "State",'
+        " or remove it from the returned dict  [lgstate-unknown-key]"
+    )
+    assert result.returncode == 1
+
+
+# GRAPH's nodes: 3 checked by their types, 1 from its body, 1 unchecked, 3 opaque.
+GRAPH_COVERAGE = (
+    "nodes checked 4/8 (from bodies 1); not checked: 1 returning a dict built elsewhere,"
+    " 1 compiled subgraph, 1 prebuilt node, 1 Runnable; see lgstate report"
+)
+
+
+def test_every_format_ends_with_the_coverage(tmp_path: Path, cache_dir: Path) -> None:
+    project = project_with(tmp_path, graph__py=GRAPH)
+    result = lgstate(project, cache_dir, "check")
+    assert (result.returncode, result.stdout.splitlines()) == (
+        0, ["Success: no issues found in 1 source file", GRAPH_COVERAGE]
+    )
+    data = {
+        "nodes": 8, "checked": 4, "from_bodies": 1,
+        "not_checked": {"built elsewhere": 1, "subgraph": 1, "prebuilt": 1, "runnable": 1},
+        "percent": 50.0, "values_typed_any": 0, "summary": GRAPH_COVERAGE,
+    }
+    result = lgstate(project, cache_dir, "check", "--format", "json")
+    assert json.loads(result.stdout) == {"findings": [], "coverage": data}
+    result = lgstate(project, cache_dir, "check", "--format", "sarif")
+    assert json.loads(result.stdout)["runs"][0]["properties"] == {"coverage": data}
+    result = lgstate(project, cache_dir, "check", "--format", "github")
+    assert result.stdout == f"::notice title=lgstate coverage::{GRAPH_COVERAGE}\n"
+    result = lgstate(project, cache_dir, "check", "--format", "gitlab")
+    assert (json.loads(result.stdout), result.stderr) == ([], GRAPH_COVERAGE + "\n")
+
+
+def test_fail_under_fails_below_the_share_of_nodes_checked(tmp_path: Path, cache_dir: Path) -> None:
+    project = project_with(tmp_path, graph__py=GRAPH, resume__py=RESUME)
+    # 4 of 8 nodes: 50% is not under 50.
+    result = lgstate(project, cache_dir, "check", "graph.py", "--fail-under", "50")
+    assert (result.returncode, result.stderr) == (0, "")
+    result = lgstate(project, cache_dir, "check", "graph.py", "--fail-under", "50.5", "--exit-zero")
+    assert (result.returncode, result.stdout.splitlines()[-1], result.stderr) == (
+        1, GRAPH_COVERAGE,
+        "lgstate: 50.0% of the graph nodes are checked, less than --fail-under 50.5\n",
+    )
+    # No node at all is 100%, as coverage.py counts a run with no statement.
+    result = lgstate(project, cache_dir, "check", "resume.py", "--fail-under", "100")
+    assert (result.returncode, result.stdout.splitlines()[-1]) == (0, "nodes checked 0/0 (from bodies 0)")
 
 
 # One class, graphs in two files and in its own: plain mypy reports it once in each file (each file's
@@ -507,9 +634,10 @@ def test_a_class_used_in_two_files_is_one_finding_in_every_format(
     assert _check(capsys) == (1, (
         f"api.py:7: error: {AWAY} (also reached from graph.py:5)  [lgstate-unserializable]\n"
         "Found 1 error in 1 file (checked 3 source files)\n"
+        "nodes checked 0/0 (from bodies 0)\n"
     ))
     status, out = _check(capsys, "--format", "json")
-    assert (status, json.loads(out)) == (1, [
+    assert (status, json.loads(out)["findings"]) == (1, [
         {"file": "api.py", "line": 7, "column": 5, "code": "lgstate-unserializable",
          "message": AWAY, "severity": "error",
          "related": [{"file": "graph.py", "line": 5, "column": 9}]},
@@ -542,6 +670,7 @@ def test_a_class_used_in_two_files_is_one_finding_in_every_format(
         f'state.py:8: error: Base.started_at is "datetime": {DATETIME} (also reached from api.py:7,'
         " graph.py:5)  [lgstate-unserializable]\n"
         "Found 1 error in 1 file (checked 3 source files)\n"
+        "nodes checked 0/0 (from bodies 0)\n"
     ))
     # The README's "Where errors are reported" quotes this run.
     quoted = "".join(f"  {line}\n" for line in out.splitlines())
@@ -597,12 +726,19 @@ def test_without_langgraph_every_subcommand_stops_with_one_line(
     # A missing subpackage of another distribution is not a missing langgraph.
     project = project_with(tmp_path, app__py=APP, other__py="import langgraph.checkpoint.nowhere\n")
     result = lgstate(project, cache_dir, "check")
-    assert (result.returncode, result.stdout.splitlines()[-1]) == (1, APP_TEXT[-1].replace("1 source file", "2 source files"))
+    found = APP_TEXT[-2].replace("1 source file", "2 source files")
+    assert (result.returncode, result.stdout.splitlines()[-2:]) == (1, [found, APP_COVERAGE])
+    assert result.stderr == (
+        "lgstate: mypy cannot find langgraph.checkpoint.nowhere (imported at other.py:1), which the"
+        " installed langgraph does not have: what the code takes from it is typed Any and not"
+        " checked; the rest was checked\n"
+    )
     (project / "other.py").unlink()
     (project / "lgstate.lock").write_text(lock)
     # The installed script once; the other subcommands through the same main(), in this process.
     result = lgstate(project, cache_dir, "check", "--", "--python-executable", bare_python)
     assert (result.returncode, result.stdout, result.stderr) == (2, "", MISSING_LANGGRAPH + "\n")
+    assert f"```text\n{MISSING_LANGGRAPH}\n```" in (ROOT / "README.md").read_text()
     monkeypatch.chdir(project)
     monkeypatch.setenv("MYPY_CACHE_DIR", str(cache_dir))
     for command in (["report"], ["lock"], ["lock", "--check"]):
@@ -614,6 +750,56 @@ def test_without_langgraph_every_subcommand_stops_with_one_line(
     (project / "mypy.ini").write_text(config)
     assert cli.main(["check"]) == 2
     assert capsys.readouterr() == ("", MISSING_LANGGRAPH + "\n")
+
+
+STALE = APP.replace(
+    "from langgraph.graph import StateGraph\n",
+    "from langchain.agents.react.agent import create_react_agent\nfrom langgraph.graph import StateGraph\n",
+)
+
+
+def test_a_stale_submodule_is_named_and_the_rest_is_checked(
+    tmp_path: Path, cache_dir: Path, bare_python: str
+) -> None:
+    # langchain 1.x has no langchain.agents.react: an import left from 0.x.
+    project = project_with(tmp_path, app__py=STALE)
+    result = lgstate(project, cache_dir, "check", "--", "--python-executable", sys.executable)
+    shifted = [line.replace("app.py:9:", "app.py:10:").replace("app.py:23:", "app.py:24:") for line in APP_TEXT]
+    assert (result.returncode, result.stdout.splitlines()) == (1, shifted)
+    assert result.stderr == (
+        "lgstate: mypy cannot find langchain.agents.react.agent (imported at app.py:3), which the"
+        " installed langchain does not have: what the code takes from it is typed Any and not"
+        " checked; the rest was checked\n"
+    )
+    # Without langchain at all, it is a missing package: nothing could be checked.
+    result = lgstate(project, cache_dir, "check", "--", "--python-executable", bare_python)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", (
+        "lgstate: mypy cannot find langchain and langgraph (imported at app.py:3), so nothing was"
+        " checked: install langchain and langgraph next to mypy-lgstate (pre-commit: list them in"
+        " the hook's additional_dependencies)\n"
+    ))
+
+
+def test_langgraph_skipped_by_follow_imports_checks_nothing_and_says_so(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    config = "[mypy]\n\n[mypy-langgraph.*]\nfollow_imports = skip\n"
+    project = project_with(tmp_path, app__py=APP, mypy__ini=config)
+    for command in ("check", "report", "lock"):
+        result = lgstate(project, cache_dir, command)
+        assert (result.returncode, result.stdout, result.stderr) == (2, "", (
+            "lgstate: mypy's configuration skips langgraph.graph (follow_imports = skip; imported"
+            " at app.py:3), so no graph could be recognized and nothing was checked: set"
+            " follow_imports = silent for it instead (mypy still hides its errors)\n"
+        )), command
+
+
+def test_a_skipped_module_matters_when_the_checks_recognize_names_in_it() -> None:
+    assert cli._recognized_in("langgraph.graph")
+    assert cli._recognized_in("langgraph")
+    assert cli._recognized_in("langchain.agents")
+    assert not cli._recognized_in("langgraph.checkpoint.postgres")
+    assert not cli._recognized_in("langgraph_sdk")
 
 
 def test_lock_never_replaces_a_lock_with_roots_by_an_empty_one(tmp_path: Path, cache_dir: Path) -> None:
@@ -647,9 +833,27 @@ def test_lock_never_replaces_a_lock_with_roots_by_an_empty_one(tmp_path: Path, c
             " (at line 1, column 19)",
             id="toml",
         ),
+        # A misspelled section: its options would be ignored, and the defaults used.
+        pytest.param(
+            "pyproject.toml", '[tool.mypy_lgstat]\nprofile = "msgpack"\n',
+            "pyproject.toml: [tool.mypy_lgstat]: unknown section, did you mean [tool.mypy_lgstate]?",
+            id="toml-section-misspelled",
+        ),
+        pytest.param(
+            "mypy.ini", "[mypy]\n[mypy_lgstat]\nprofile = msgpack\n",
+            "mypy.ini: [mypy_lgstat]: unknown section, did you mean [mypy_lgstate]?",
+            id="ini-section-misspelled",
+        ),
+        pytest.param(
+            "mypy.ini", "[mypy]\n[mypy_lgstate]\npickle = true\n",
+            "mypy.ini: [mypy_lgstate]: pickle: unknown option, did you mean pickle_fallback? (known"
+            " options: allowed_msgpack_modules, derive_allowlist, lock_file, pickle_fallback,"
+            " profile, safe_types, state_classes, strict_msgpack)",
+            id="option-misspelled",
+        ),
     ],
 )
-def test_a_configuration_file_that_cannot_be_parsed_is_one_line_and_exit_2(
+def test_a_configuration_file_that_cannot_be_parsed_or_is_misspelled_is_one_line_and_exit_2(
     tmp_path: Path, cache_dir: Path, name: str, text: str, line: str
 ) -> None:
     (tmp_path / ".git").mkdir()
@@ -657,6 +861,24 @@ def test_a_configuration_file_that_cannot_be_parsed_is_one_line_and_exit_2(
     for args in (["check"], ["report"], ["lock", "--check"], ["check", "--config-file", name]):
         result = lgstate(project, cache_dir, *args)
         assert (result.returncode, result.stdout, result.stderr.splitlines()) == (2, "", [line])
+
+
+@pytest.mark.parametrize(
+    ("entry", "line"),
+    [
+        ("app.Tickt", 'state_classes: "app.Tickt" names no class of module app, did you mean app.Ticket?'),
+        ("app.datetime", 'state_classes: "app.datetime" is not a TypedDict, a pydantic model or a'
+         " dataclass, so it is not graph state"),
+        ("ap.Ticket", 'state_classes: "ap.Ticket" names module ap, which mypy cannot find'),
+    ],
+)
+def test_a_state_classes_entry_that_names_no_state_class_is_one_line_and_exit_2(
+    tmp_path: Path, cache_dir: Path, entry: str, line: str
+) -> None:
+    config = f"[mypy]\n[mypy_lgstate]\nstate_classes = {entry}\n"
+    project = project_with(tmp_path, app__py=APP, mypy__ini=config)
+    result = lgstate(project, cache_dir, "check")
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"mypy.ini: [mypy_lgstate]: {line}\n")
 
 
 def test_the_plugins_section_is_read_without_a_mypy_section(tmp_path: Path, cache_dir: Path) -> None:
@@ -709,9 +931,17 @@ def test_bad_option_is_one_line_and_exit_2(tmp_path: Path, cache_dir: Path) -> N
          "argument --format: invalid choice: 'sarif' (choose from 'text', 'json', 'markdown')"),
         (["check", "--foo"], "unrecognized arguments: --foo (mypy's own flags go after --)"),
         (["lock", "--format", "json"],
-         "unrecognized arguments: --format (mypy's own flags go after --)"),
+         "unrecognized arguments: --format (--format is an option of lgstate check and lgstate"
+         " report)"),
         (["check", "--config-file", "missing.ini"], "--config-file missing.ini: no such file"),
         (["report", "--", "--no-such-flag"], "mypy: unrecognized arguments: --no-such-flag"),
+        (["report", "--exit-zero"],
+         "unrecognized arguments: --exit-zero (--exit-zero is an option of lgstate check)"),
+        (["lock", "--format=json"],
+         "unrecognized arguments: --format=json (--format is an option of lgstate check and"
+         " lgstate report)"),
+        (["check", "--fail-under", "120"],
+         "argument --fail-under: must be a number from 0 to 100, not '120'"),
     ],
 )
 def test_usage_errors_are_the_subcommands_usage_and_one_line(
@@ -753,7 +983,8 @@ def test_output_file_quiet_and_exit_zero(
     (tmp_path / "out").mkdir()
     assert cli.main([*args, "--exit-zero"]) == 0  # exit 1 without it: test_json_format
     assert capsys.readouterr() == ("", "")
-    assert len(json.loads((tmp_path / "out" / "findings.json").read_text())) == len(APP_JSON_FINDINGS)
+    written = json.loads((tmp_path / "out" / "findings.json").read_text())
+    assert len(written["findings"]) == len(APP_JSON_FINDINGS)
     assert cli.main(["report", "-q", "--output-file", "out/report.txt"]) == 0
     assert capsys.readouterr() == ("", "")
     assert (tmp_path / "out" / "report.txt").read_text().startswith("graph app.Ticket (app.py:21)\n")
@@ -771,7 +1002,7 @@ def test_slow_run_says_what_it_does_on_stderr(
 ) -> None:
     assert cli.main(["check", "--format", "json"]) == 1
     out, err = capsys.readouterr()
-    assert len(json.loads(out)) == len(APP_JSON_FINDINGS)  # stdout stays pure JSON
+    assert len(json.loads(out)["findings"]) == len(APP_JSON_FINDINGS)  # stdout stays pure JSON
     cache = os.path.join(str(cache_dir), "lgstate")
     assert err.splitlines() == [
         f"lgstate: checking 1 source file with mypy (cache in {cache}; a first run takes longest)"
@@ -810,17 +1041,22 @@ def test_report_json(tmp_path: Path, cache_dir: Path) -> None:
         {"class": "graph.State", "roles": ["state", "input", "output"], "file": "graph.py"}
     ]
     assert main_graph["channels"] == ["answer", "question"]
-    assert [(n["name"], n["line"], n["status"], n["reason"]) for n in main_graph["nodes"]] == [
-        ("answer", 41, "checked", None),
-        ("review", 42, "checked", None),
+    assert [
+        (n["name"], n["line"], n["status"], n["reason"], n["category"])
+        for n in main_graph["nodes"]
+    ] == [
+        ("answer", 41, "checked", None, None),
+        ("review", 42, "checked", None, None),
         (
             "legacy", 43, "unchecked",
-            'returns "dict[str, Any]", and its body returns a value built elsewhere',
+            'returns "dict[str, Any]", and its body returns a dict built elsewhere: return a dict'
+            ' display ({"key": value}) or declare its update type (a TypedDict)',
+            "built elsewhere",
         ),
-        ("tally", 44, "body", "checked from its body"),
-        ("sub", 45, "opaque", "a compiled subgraph"),
-        ("tools", 46, "opaque", "a prebuilt node (ToolNode)"),
-        ("echo", 47, "opaque", 'a Runnable ("RunnableLambda[Any, Any]")'),
+        ("tally", 44, "body", "read from its body", None),
+        ("sub", 45, "opaque", "a compiled subgraph: its own nodes are listed under its graph", "subgraph"),
+        ("tools", 46, "opaque", "a prebuilt node (ToolNode)", "prebuilt"),
+        ("echo", 47, "opaque", 'a Runnable ("RunnableLambda[Any, Any]")', "runnable"),
     ]
     assert (main_graph["nodes_checked"], main_graph["nodes_total"]) == (3, 7)
     assert report["write_sites"] == [
@@ -874,7 +1110,7 @@ def test_report_lists_an_agents_middleware_hooks(tmp_path: Path, cache_dir: Path
     assert graph["declared_at"] == {"file": "agent.py", "line": 29}
     assert "notes" in graph["channels"]
     assert [(n["name"], n["line"], n["status"], n["reason"]) for n in graph["nodes"]] == [
-        ("Legacy.before_model", 29, "body", "checked from its body"),
+        ("Legacy.before_model", 29, "body", "read from its body"),
         ("Notes.after_model", 29, "checked", None),
     ]
 
@@ -902,9 +1138,8 @@ def test_report_lists_a_resume_once_with_its_graph(tmp_path: Path, cache_dir: Pa
         "graph resume.State (resume.py:10)",
         "  state/input/output schema: resume.State (resume.py)",
         "  channels: answer",
-        # No node is added: the report says where nodes it could not place are.
-        "  no nodes found: nodes added by a function this builder is passed to are listed under an"
-        " entry with no StateGraph(...) call",
+        # No node is added, here or in a function the builder is passed to.
+        "  no nodes found: no add_node call on this builder in the checked code",
         "  nodes checked 0/0",
         "",
         "write sites",
@@ -916,11 +1151,153 @@ def test_report_lists_a_resume_once_with_its_graph(tmp_path: Path, cache_dir: Pa
     ]
 
 
+# The layouts of real applications whose nodes the checks cannot read, each with its reason.
+REASONS_NODES = """\
+from typing import Any
+
+from state import State
+
+
+def lookup(state: State):
+    return {"name": "x"}
+
+
+class Steps:
+    @staticmethod
+    def static(state: State):
+        return {"name": "x"}
+"""
+REASONS_STATE = """\
+from typing_extensions import TypedDict
+
+
+class State(TypedDict):
+    name: str
+"""
+REASONS_MIDDLEWARE = """\
+from langchain.agents.middleware import AgentMiddleware
+
+
+def build_middlewares() -> list[AgentMiddleware]:
+    return []
+"""
+REASONS_GRAPH = """\
+from typing import Any
+
+from langchain.agents import create_agent
+from langgraph.graph import StateGraph
+
+from middleware import build_middlewares
+from nodes import Steps, lookup
+from state import State
+
+
+def traced_node(fn):
+    return fn
+
+
+def untyped():
+    return "x"
+
+
+@traced_node
+def audited(state: State) -> dict[str, Any]:
+    return {"name": "x"}
+
+
+def tally(state: State) -> dict[str, Any]:
+    return {"name": untyped()}
+
+
+def build():
+    builder = StateGraph(State)
+    builder.add_node("lookup", lookup)
+    builder.add_node("static", Steps.static)
+    builder.add_node("deploy", traced_node(lambda state: {"name": "x"}))
+    builder.add_node("audited", audited)
+    builder.add_node("tally", tally)
+    return builder
+
+
+agent = create_agent("openai:gpt-5", middleware=list(build_middlewares()))
+"""
+ANOTHER_MODULE = (
+    "and it is defined in another module, whose body is not read here: declare its update type"
+    " (a TypedDict), or define it in the module that adds it"
+)
+
+
+def test_report_says_why_a_node_is_not_read(tmp_path: Path, cache_dir: Path) -> None:
+    project = project_with(
+        tmp_path, graph__py=REASONS_GRAPH, nodes__py=REASONS_NODES, state__py=REASONS_STATE,
+        middleware__py=REASONS_MIDDLEWARE,
+    )
+    lines = lgstate(project, cache_dir, "report").stdout.splitlines()
+    assert [line for line in lines if " node " in line or "unresolved" in line] == [
+        f"  unchecked node lookup (graph.py:30): has no return type, {ANOTHER_MODULE}",
+        f"  unchecked node static (graph.py:31): has no return type, {ANOTHER_MODULE}",
+        "  opaque    node deploy (graph.py:32): registered through traced_node(), whose result is"
+        " typed Any, so what the node writes is not known: type traced_node() to return what it"
+        " wraps (Callable[P, R] of its argument), or add the function itself",
+        "  opaque    node audited (graph.py:33): decorated with @traced_node, whose result is typed"
+        " Any, so what the node writes is not known: type @traced_node to return what it wraps"
+        " (Callable[P, R] of its argument), or add the function itself",
+        # The builder is in an unannotated function: lgstate runs mypy with check_untyped_defs.
+        "  body      node tally (graph.py:34): read from its body, 1 value typed Any",
+        "  unresolved: the middleware list comes from middleware.build_middlewares(), whose body is"
+        " not in this module",
+    ]
+    result = lgstate(project, cache_dir, "check")
+    assert result.stdout.splitlines()[-1] == (
+        "nodes checked 1/5 (from bodies 1); not checked: 2 through an Any-typed wrapper, 2 defined"
+        " in another module; see lgstate report"
+    )
+    coverage = json.loads(lgstate(project, cache_dir, "check", "--format", "json").stdout)["coverage"]
+    assert coverage["values_typed_any"] == 1
+
+
+TWO_BUILDERS = """\
+from langgraph.graph import StateGraph
+from typing_extensions import TypedDict
+
+
+class State(TypedDict):
+    name: str
+
+
+def answer(state: State) -> State:
+    return state
+
+
+def add_nodes(builder: StateGraph[State]) -> None:
+    builder.add_node("answer", answer)
+
+
+first = StateGraph(State)
+second = StateGraph(State)
+add_nodes(first)
+add_nodes(second)
+"""
+
+
+def test_report_names_the_entry_a_builders_nodes_are_listed_under(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    # Two graphs of one state: the nodes a function adds cannot be placed under either.
+    lines = lgstate(project_with(tmp_path, two__py=TWO_BUILDERS), cache_dir, "report").stdout.splitlines()
+    hint = (
+        "  no nodes found here: the nodes of a builder of this state that is passed to a function are"
+        " listed under graph two.State (no StateGraph(...) call in the checked code)"
+    )
+    assert lines.count(hint) == 2
+    assert "graph two.State (no StateGraph(...) call in the checked code)" in lines
+
+
 def test_report_markdown(tmp_path: Path, cache_dir: Path) -> None:
     project = project_with(tmp_path, graph__py=GRAPH)
     lines = lgstate(project, cache_dir, "report", "--format", "markdown").stdout.splitlines()
     assert lines[:3] == ["# Checkpoint coverage", "", "## Graph graph.State (graph.py:36)"]
-    assert "| `tally` | body | graph.py:44 | checked from its body |" in lines
+    assert "| `tally` | body | graph.py:44 | read from its body |" in lines
     assert "| `invoke.input` | graph.py:49 | `graph.State` |" in lines
     assert lines[-1] == (
         "2 graphs, nodes checked 4/8 (from bodies 1, unchecked 1, opaque 3), 3 write sites,"
@@ -934,7 +1311,8 @@ def test_report_on_the_example_application_is_the_one_the_readme_shows(cache_dir
     assert result.returncode == 0
     assert (
         '  unchecked node lookup_customer (examples/triage/graph.py:56): returns "dict[str, Any]",'
-        " and its body is in another module"
+        " and it is defined in another module, whose body is not read here: declare its update"
+        " type (a TypedDict), or define it in the module that adds it"
     ) in lines
     assert "  checked   node FollowUp.after_model (examples/triage/assistant.py:42)" in lines
     assert lines[-1] == (
@@ -950,9 +1328,18 @@ def test_check_on_the_example_prints_what_mypy_prints(cache_dir: Path) -> None:
     result = lgstate(ROOT, cache_dir, "check", "--config-file", "examples/mypy.ini", "examples/")
     expected = (ROOT / "examples" / "expected-json.txt").read_text().splitlines()
     lines = result.stdout.splitlines()
-    assert sorted(lines[:-1]) == sorted(expected[:-1])
-    assert lines[-1] == expected[-1]
+    by_place = sorted(expected[:-1], key=lambda line: (line.split(":")[0], int(line.split(":")[1])))
+    assert lines[:-2] == by_place  # in file and line order
+    assert lines[-2:] == [
+        expected[-1],
+        "nodes checked 7/8 (from bodies 0); not checked: 1 defined in another module; see lgstate"
+        " report",
+    ]
     assert result.returncode == 1
+    # The README quotes the end of this run.
+    command = "$ lgstate check --config-file examples/mypy.ini examples/"
+    quoted = "\n".join([command, "...", *lines[-2:]])
+    assert f"```text\n{quoted}\n```" in (ROOT / "README.md").read_text()
 
 
 # Packaging --------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ def write(path: Path, text: str) -> Path:
 TOML_ERRORS = [
     pytest.param(
         'profil = "json"\n',
-        f"profil: unknown option ({KNOWN})",
+        f"profil: unknown option, did you mean profile? ({KNOWN})",
         id="unknown-option",
     ),
     pytest.param(
@@ -154,7 +154,7 @@ def test_section_that_is_not_a_table(project: Path) -> None:
 
 
 INI_ERRORS = [
-    pytest.param("profil = json\n", f"profil: unknown option ({KNOWN})", id="unknown-option"),
+    pytest.param("profil = json\n", f"profil: unknown option, did you mean profile? ({KNOWN})", id="unknown-option"),
     pytest.param(
         "strict_msgpack = maybe\n",
         'strict_msgpack: must be true or false, not "maybe"',
@@ -204,6 +204,82 @@ def test_bad_option_found_by_upward_search_names_the_relative_path(project: Path
         2,
         ['../pyproject.toml: [tool.mypy_lgstate]: strict_msgpack: must be true or false, not "no"'],
     )
+
+
+@pytest.mark.parametrize(
+    ("filename", "text", "line"),
+    [
+        pytest.param(
+            "pyproject.toml", TOML_HEAD + '[tool.mypy_lgstat]\nprofile = "msgpack"\n',
+            "pyproject.toml: [tool.mypy_lgstat]: unknown section, did you mean [tool.mypy_lgstate]?",
+            id="toml",
+        ),
+        pytest.param(
+            "mypy.ini", INI_HEAD + "[mypy_lgstat]\nprofile = msgpack\n",
+            "mypy.ini: [mypy_lgstat]: unknown section, did you mean [mypy_lgstate]?", id="ini",
+        ),
+        pytest.param(
+            "setup.cfg", INI_HEAD + "[lgstate]\nprofile = msgpack\n",
+            "setup.cfg: [lgstate]: unknown section, did you mean [mypy_lgstate]?", id="short",
+        ),
+    ],
+)
+def test_a_misspelled_section_is_one_line(project: Path, filename: str, text: str, line: str) -> None:
+    # Its options would be ignored without a word, and the defaults used.
+    write(project / filename, text)
+    assert run_mypy(project, "app.py") == (2, [line])
+
+
+def test_a_per_module_section_holding_the_plugins_options_is_a_misspelling(project: Path) -> None:
+    # mypy takes it for the options of a module named lgstate, and warns of an option it does not
+    # know: the plugin says which section was meant.
+    write(project / "mypy.ini", INI_HEAD + "[mypy-lgstate]\nprofile = msgpack\n")
+    assert run_mypy(project, "app.py") == (2, [
+        "mypy.ini: [mypy-lgstate]:Unrecognized option: profile = msgpack",  # (sic)
+        "mypy.ini: [mypy-lgstate]: unknown section, did you mean [mypy_lgstate]?",
+    ])
+
+
+def test_a_per_module_section_of_mypys_own_is_no_misspelling(project: Path) -> None:
+    write(project / "mypy.ini", INI_HEAD + "[mypy-lgstate.*]\nignore_errors = true\n")
+    assert run_mypy(project, "app.py") == (1, [JSON_WHEN, JSON_BUF])
+
+
+STATE_MODULE = '''\
+from typing import TypedDict
+
+
+class Ticket(TypedDict):
+    when: "datetime"
+
+
+class Helper:
+    pass
+
+
+from datetime import datetime
+'''
+
+
+def test_a_state_classes_entry_that_names_no_state_class_is_reported_in_its_module(
+    project: Path,
+) -> None:
+    # The entry's module is checked: the plugin looks the class up there, in every run (the error
+    # is the module's, and a warm run replays it from the cache).
+    write(project / "state.py", STATE_MODULE)
+    config = "[mypy_lgstate]\nstate_classes = state.Tickt, state.Helper, state.Ticket\n"
+    write(project / "mypy.ini", INI_HEAD + config)
+    expected = (1, [
+        'state.py:1: error: mypy.ini: [mypy_lgstate]: state_classes: "state.Tickt" names no class of'
+        " module state, did you mean state.Ticket?  [misc]",
+        'state.py:1: error: mypy.ini: [mypy_lgstate]: state_classes: "state.Helper" is not a'
+        " TypedDict, a pydantic model or a dataclass, so it is not graph state  [misc]",
+        'state.py:5: error: Ticket.when is "datetime": the JSON serializer raises TypeError when the'
+        " checkpoint is written. Fix: store an ISO string (value.isoformat()) and parse it back with"
+        " fromisoformat()  [lgstate-unserializable]",
+    ])
+    assert run_mypy(project, "--cache-dir", ".cache", "state.py") == expected
+    assert run_mypy(project, "--cache-dir", ".cache", "state.py") == expected
 
 
 # Which file is read --------------------------------------------------------------------------------

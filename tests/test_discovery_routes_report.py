@@ -1,7 +1,7 @@
 """``lgstate report`` on a fixture application (tests/agent_lists/) whose agents get middleware
 lists built in code and whose graph is a chained builder returned by a factory declared without type
-arguments: every graph, node and middleware hook is listed, and the one list built in another module
-is named as unresolved. The same agents, built at run time with a fake chat model, have exactly the
+arguments: every graph, node and middleware hook is listed, and the list built in another module is
+read from what that module recorded of it (an empty list: no hooks). The same agents, built at run time with a fake chat model, have exactly the
 hook nodes the report lists."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ graph {AGENTS}.AgentState (support_agents.py:60)
   middleware schema: support_agents.NoteState (support_agents.py)
   middleware schema: support_agents.BudgetState (support_agents.py)
   channels: jump_to, messages, notes, spent, structured_response
-  body      node Budget.after_agent (support_agents.py:60): checked from its body
+  body      node Budget.after_agent (support_agents.py:60): read from its body
   checked   node Budget.before_model (support_agents.py:60)
   checked   node Notes.after_model (support_agents.py:60)
   nodes checked 3/3
@@ -51,7 +51,7 @@ graph {AGENTS}.AgentState (support_agents.py:64)
   input schema: {AGENTS}.InputAgentState
   output schema: {AGENTS}.OutputAgentState
   channels: jump_to, messages, structured_response
-  unresolved: the middleware list comes from shared_middleware.shared_middleware(), whose body is not in this module
+  no nodes found: nodes added by a function this builder is passed to are listed under an entry with no StateGraph(...) call
   nodes checked 0/0
 
 write sites

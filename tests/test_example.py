@@ -43,6 +43,6 @@ def test_readme_quotes_the_summary_line() -> None:
 
 def test_example_shows_node_and_write_site_diagnostics() -> None:
     output = (EXAMPLES / "expected-json.txt").read_text()
-    for code in ("lgstate-untyped-node", "lgstate-unknown-key", "lgstate-unserializable", "lgstate-lossy"):
+    for code in ("lgstate-unknown-key", "lgstate-unserializable", "lgstate-lossy", "lgstate-channel-type"):
         assert f"[{code}]" in output
     assert "interrupt.value" in output and "Command.update" in output

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 LGSTATE = Path(sys.executable).parent / "lgstate"
+README = Path(__file__).resolve().parent.parent / "README.md"
 TIMEOUT = 300  # seconds: a first run analyses langgraph, slowly on a busy machine
 
 MODELS = """\
@@ -188,6 +189,12 @@ def test_check_is_current_and_writes_nothing(project: Project) -> None:
     assert (proc.returncode, proc.stdout) == (
         0, "lgstate.lock is current (1 graph-state root, 4 checkpointed classes)\n"
     )
+    # The README's session: this project's first lock (the fixture's) and this check.
+    session = (
+        "$ lgstate lock\nwrote lgstate.lock (1 graph-state root, 4 checkpointed classes)\n"
+        f"$ lgstate lock --check\n{proc.stdout}"
+    )
+    assert f"```text\n{session}```" in README.read_text()
     module = subprocess.run(
         [sys.executable, "-m", "mypy_lgstate", "lock", "--check"], cwd=project.root,
         env={**env(), "MYPY_CACHE_DIR": str(project.cache)}, capture_output=True, text=True,
@@ -214,6 +221,16 @@ def test_check_fails_when_missing_or_stale_and_writes_nothing(project: Project) 
     assert proc.returncode == 1
     assert proc.stdout.startswith("lgstate.lock is missing: run lgstate lock to write it")
     assert not project.lock.exists()
+
+
+def test_the_readme_quotes_a_real_stale_lock(project: Project) -> None:
+    project.edit("pkg/models.py", "    name: str\n", "    name: str\n    email: str\n")
+    project.edit("pkg/models.py", "    age: int | None = None\n", "    age: int | None = None\n"
+                 "    nickname: str = ''\n")
+    proc = project.lgstate("lock", "--check")
+    assert proc.returncode == 1
+    quoted = "".join(f"  {line}\n" for line in proc.stdout.splitlines())
+    assert f"  ```text\n{quoted}  ```" in README.read_text()
 
 
 def test_check_shows_every_change_marked_breaking_or_compatible(project: Project) -> None:

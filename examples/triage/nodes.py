@@ -40,10 +40,11 @@ def classify(state: TicketState) -> ClassifyUpdate:
     }
 
 
-# MISTAKE: dict[str, Any] is too loose to check what the node writes
 async def lookup_customer(state: TicketState) -> dict[str, Any]:
     # Stands in for a CRM lookup whose answer goes straight into the state.
-    return {"plan": "enterprise" if state["customer_email"].endswith(".com") else "free"}
+    plan = "enterprise" if state["customer_email"].endswith(".com") else "free"
+    # MISTAKE: "customer_since" is not a channel of TicketState: LangGraph drops it
+    return {"plan": plan, "customer_since": datetime(2021, 3, 1, tzinfo=timezone.utc)}
 
 
 def fan_out(state: TicketState) -> list[Send]:

@@ -19,6 +19,7 @@ from mypy.nodes import (
     ClassDef,
     Context,
     Decorator,
+    Expression,
     FuncDef,
     MemberExpr,
     MypyFile,
@@ -36,18 +37,28 @@ from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.findings import Findings
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.walker import AGENT_STATE, Walker
-from mypy_lgstate.checker.writes import NodeGraph, Writes
+from mypy_lgstate.checker.writes import NodeGraph, RecordNode, Writes
 from mypy_lgstate.core import lockfile
-from mypy_lgstate.core.config import LGStateConfig
+from mypy_lgstate.core.config import LGStateConfig, option_error
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock
-from mypy_lgstate.routes import agents, bodies, builders, discovery, factories, functional, sites
+from mypy_lgstate.routes import (
+    agents,
+    bodies,
+    builders,
+    discovery,
+    exported,
+    factories,
+    functional,
+    shaped_nodes,
+    sites,
+)
 from mypy_lgstate.routes.sites import FUNCTION_WRITE_SITES, GRAPH_INPUTS
 
 if TYPE_CHECKING:
-    from mypy_lgstate.cli.coverage import CoverageRecorder
+    from mypy_lgstate.cli.coverage import CoverageRecorder, NodeRecord
 
-# ``lgstate report`` installs one before its build, to list what the checks saw; in mypy runs it
-# stays None, and the checks pay one comparison per graph, node and write site.
+# ``lgstate check`` and ``report`` install one before their build, to say what the checks
+# saw; in mypy runs it stays None, and the checks pay one comparison per graph, node and write site.
 recorder: CoverageRecorder | None = None
 
 _Index = TypeVar("_Index")
@@ -87,7 +98,9 @@ class Checks:
         self.walker = Walker(config, options, lookup, module)
         self._graphs = Graphs(lookup, daemon=options.fine_grained_incremental)
         self._emit = Emitter(config, options)
-        self._writes = Writes(self.walker, self._graphs, self._emit)
+        # What the modules of node functions defined elsewhere recorded of them.
+        self._records = exported.Records(lookup)
+        self._writes = Writes(self.walker, self._graphs, self._emit, self._records)
         self._strict = config.profile == "msgpack" and config.strict_msgpack
         self._allowlists: dict[tuple[TypeInfo, ...], frozenset[str]] = {}  # strict msgpack only
         # Each module's decorator calls and the functions they decorate.
@@ -103,6 +116,9 @@ class Checks:
         self._node_graphs: dict[str, NodeGraph] = {}
         # The input schema of each node this module's builders add, for the ``Send``s to it.
         self._sends = sends.Sends()
+        # The checker of each module a hook fired in, for the checks at the end of its check (mypy
+        # hands that moment the module alone).
+        self._checkers: dict[str, TypeChecker] = {}
 
     def forget(self) -> None:
         """Drop what was memoized from classes (a new ``dmypy`` run: they may have been edited)."""
@@ -115,14 +131,55 @@ class Checks:
         self._builder_classes.clear()
         self._built.clear()
         self._sends.forget()
+        self._records.forget()
 
     def reads_of(self, module: str) -> set[str]:
         return self._emit.reads_of(module)
 
-    def finish_module(self, file: MypyFile) -> None:
+    def finish_module(
+        self,
+        file: MypyFile,
+        shaped: list[shaped_nodes.Candidate],
+        modules: object,
+        *,
+        deprecated_sends: bool = False,
+    ) -> None:
         """The module is checked, its bodies and their types still there: read the node bodies
-        its hooks asked for."""
-        for body in self._bodies.finished(file):
+        its hooks asked for, those of its node-shaped functions it does not register itself
+        (``shaped_nodes``), and the payloads of its ``Send`` calls when it imports ``Send`` from
+        ``langgraph.constants`` (``deprecated_sends``)."""
+        pending, registered = self._bodies.finished(file)
+        for body in pending:
+            self._writes.check_body(body)
+        checker = self._checkers.pop(file.fullname, None)
+        own = [
+            candidate
+            for candidate in shaped
+            if candidate.read_here and candidate.defn.fullname not in registered
+        ]
+        sends = sites.deprecated_sends(file) if deprecated_sends else []
+        if not own and not sends:
+            return
+        if pending:
+            checker = pending[0].api
+        if checker is None or checker.tree is not file:
+            # No hook fired in the module: its checker is found the slow way.
+            checker = discovery.checker_of(file, modules)
+            if checker is None:
+                return
+        for payload in sends:
+            # ``Send`` imported from ``langgraph.constants`` (a module ``__getattr__``): mypy types it
+            # as Any and fires no hook, but the call's payload has its types now.
+            allowed = self._allowlist(()) if self._strict else None
+            self._writes.check_update(checker, payload, "Send.arg", "Send.arg", (), allowed, None, {})
+        for candidate in own:
+            assert candidate.state is not None
+            schemas = (candidate.state,)
+            body = bodies.Body(
+                checker, candidate.defn, candidate.defn, bodies.function_name(candidate.defn),
+                None, None, schemas, self._allowlist(schemas), shaped=True,
+            )
+            self._bodies.know(body)
             self._writes.check_body(body)
 
     # Graphs and their state ----------------------------------------------------------------------
@@ -147,12 +204,18 @@ class Checks:
         return ctx.default_return_type
 
     def check_configured_state_classes(
-        self, file: MypyFile, names: list[str], modules: object
+        self, file: MypyFile, names: list[str], modules: object, config_file: str | None = None
     ) -> None:
         infos = discovery.configured_schemas(file, names)
-        checker = discovery.checker_of(file, modules) if infos else None
+        problems = [
+            problem for problem in (discovery.configured_problem(file, name) for name in names)
+            if problem is not None
+        ]
+        checker = discovery.checker_of(file, modules) if infos or problems else None
         if checker is None:
             return
+        for problem in problems:  # line 1: the module the entry names (lgstate check: exit 2)
+            checker.fail(option_error(config_file, "state_classes", problem), Context(line=1))
         for info in infos:
             self._check_state_classes(checker, info, [info], self._allowlist([info]))
 
@@ -177,9 +240,7 @@ class Checks:
         graph = self._graphs.schemas(ctx.type)
         added = added_by(ctx, scope, graph)
         if added.inputs or added.nodes:
-            classes = self._builder_classes.of(
-                ctx.context, scope, api.tree.fullname, graph, added.inputs
-            )
+            classes = self._builder_classes.of(ctx.context, scope, api.tree, graph, added.inputs)
             self._check_state(ctx, added.inputs, allowlist_from=classes)
             self._check_nodes(ctx, graph, classes, added.nodes)
         return ctx.default_return_type
@@ -235,7 +296,7 @@ class Checks:
 
     def create_agent(self, ctx: FunctionContext) -> Type:
         api = _checker(ctx)
-        agent = agents.create_agent_graph(ctx, _scope(api))
+        agent = agents.create_agent_graph(ctx, _scope(api), functools.partial(self._middleware, api))
         if recorder is not None:
             recorder.agent(ctx, agent.classes, agent.unresolved)
         self._check_state(ctx, agent.states, allowlist_from=agent.classes)
@@ -257,6 +318,12 @@ class Checks:
                 api, ctx.context, agent.nodes, channels, allowed, record, agent.classes
             )
         return ctx.default_return_type
+
+    def _middleware(self, api: TypeChecker, function: FuncDef) -> list[Expression] | None:
+        """What the module of ``function`` recorded of the middleware lists it returns; the record
+        is what this check reads of that module."""
+        self._emit.record_record_read(api, bodies.module_of(function))
+        return self._records.middleware(function)
 
     def create_react_agent(self, ctx: FunctionContext) -> Type:
         self._check_given_state(ctx)
@@ -355,10 +422,13 @@ class Checks:
     # Node bodies in the daemon -------------------------------------------------------------------
 
     def dict_display(self, ctx: FunctionContext) -> Type:
-        """A dict display being checked (the daemon only). dmypy rechecks a node's body alone when
-        something it uses changed, without the end-of-module moment the body checks wait for: what
-        the node returns is checked as soon as mypy has inferred it."""
-        body = self._bodies.being_checked(ctx.api)
+        """A dict display being checked against a type context (``return {...}``): the checker of
+        its module is remembered for the end of the module's check. In the daemon, which rechecks a
+        node's body alone when something it uses changed, without that end-of-module moment, what
+        the node returns is also checked as soon as mypy has inferred it."""
+        api = _checker(ctx)
+        self._checkers[api.tree.fullname] = api
+        body = self._bodies.being_checked(api)
         if body is not None:
             only = bodies.returned_display(body.function, ctx.context)
             if only is not None:
@@ -444,7 +514,7 @@ class Checks:
         nodes: list[sites.Node],
         channels: tuple[frozenset[str], str] | None,
         allowed: frozenset[str] | None,
-        record: Callable[[sites.Node, Type | None, bool], Callable[[], None] | None] | None = None,
+        record: RecordNode | None = None,
         schemas: tuple[TypeInfo, ...] = (),
     ) -> None:
         """What the nodes write (``Writes.check_node_returns``). Each node function of this module
@@ -482,9 +552,12 @@ class Checks:
                 recorder.write_site(ctx, site, argument, schemas, unresolved)
             declared = self._writes.restating(api, schemas)
             for expr, root in sites.bulk_updates(argument, site):
-                reported |= self._writes.check_update(
-                    api, expr, root, site, schemas, allowed, graph, declared
-                )
+                # A variable bound to a display before the call: each item by its own type.
+                local = bodies.local_displays(expr, _scope(api), ctx.context.line)
+                for written in local if local is not None else [expr]:
+                    reported |= self._writes.check_update(
+                        api, written, root, site, schemas, allowed, graph, declared
+                    )
         return reported
 
     # The strict allowlist ------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from mypy.server.trigger import make_trigger, make_wildcard_trigger
 from mypy_lgstate.checker.report import report
 from mypy_lgstate.checker.findings import Findings
 from mypy_lgstate.core.config import LGStateConfig
+from mypy_lgstate.routes.exported import member_name
 
 
 class Emitter:
@@ -63,6 +64,10 @@ class Emitter:
     def reads_of(self, module: str) -> set[str]:
         """The modules the checks of ``module`` read (asked once the module is checked)."""
         return self._read_modules.pop(module, set())
+
+    def record_record_read(self, api: TypeChecker, module: str) -> None:
+        """Tell mypy that this check read what ``module`` recorded of its bodies (``exported``)."""
+        self.record_reads(api, Findings(touched=frozenset({(module, member_name(module))})))
 
     def record_reads(self, api: TypeChecker, findings: Findings) -> None:
         """Tell mypy which classes this check read, so that an edit to one rechecks this module."""

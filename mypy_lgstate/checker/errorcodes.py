@@ -78,9 +78,11 @@ def unknown_key_message(node: str, key: str, update_type: str, state: str) -> st
     )
 
 
-def unknown_body_key_message(node: str, key: str, state: str) -> str:
+def unknown_body_key_message(node: str, key: str, state: str, where: str | None = None) -> str:
+    """``where``: the ``file:line`` of the key, for a node defined in another module."""
+    located = f'Node "{node}" ({where})' if where else f'Node "{node}"'
     return (
-        f'Node "{node}" returns key "{key}", which is not a channel of graph state "{state}":'
+        f'{located} returns key "{key}", which is not a channel of graph state "{state}":'
         f' LangGraph drops it silently. Fix: add "{key}" to "{state}", or remove it from the'
         " returned dict"
     )

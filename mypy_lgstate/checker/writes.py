@@ -11,7 +11,7 @@ not reported again (``repeats``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import LDEF, Context, Expression, FuncDef, NameExpr, StrExpr, TypeInfo, Var
@@ -21,10 +21,20 @@ from mypy_lgstate.checker import channels, errorcodes as codes, repeats
 from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.report import fail
-from mypy_lgstate.checker.walker import Walker
+from mypy_lgstate.checker.walker import Findings, Walker
 from mypy_lgstate.core.messages import key_part
-from mypy_lgstate.routes import bodies, functional, sites
+from mypy_lgstate.routes import bodies, exported, functional, sites
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
+
+if TYPE_CHECKING:
+    from mypy_lgstate.cli.coverage import NodeRecord
+
+
+# Tells ``lgstate report`` what a node is: ``(node, declared return type, read from its body here,
+# read in its own module)``; for a body read here, returns the record to tell whether it was read.
+RecordNode = Callable[
+    [sites.Node, Type | None, bool, "exported.Elsewhere | None"], "NodeRecord | None"
+]
 
 
 def _label(node: sites.Node) -> str:
@@ -67,10 +77,13 @@ class NodeGraph(NamedTuple):
 class Writes:
     """The checks of writes, for one plugin object."""
 
-    def __init__(self, walker: Walker, graphs: Graphs, emit: Emitter) -> None:
+    def __init__(
+        self, walker: Walker, graphs: Graphs, emit: Emitter, records: exported.Records
+    ) -> None:
         self._walker = walker
         self._graphs = graphs
         self._emit = emit
+        self._records = records
 
     def check_node_returns(
         self,
@@ -79,7 +92,7 @@ class Writes:
         nodes: list[sites.Node],
         channels: tuple[frozenset[str], str] | None,
         allowed: frozenset[str] | None,
-        record: Callable[[sites.Node, Type | None, bool], Callable[[], None] | None] | None = None,
+        record: RecordNode | None = None,
         schemas: tuple[TypeInfo, ...] = (),
     ) -> list[bodies.Body]:
         """What each node's declared return type says it writes: its values, and its keys against
@@ -89,12 +102,12 @@ class Writes:
         later: list[bodies.Body] = []
         for node in nodes:
             ret = sites.node_return_type(node.type)
-            function = (
-                bodies.local_function(node, api)
-                if ret is not None and bodies.is_loose(ret)
-                else None
+            loose = ret is not None and bodies.is_loose(ret)
+            function = bodies.local_function(node, api) if loose else None
+            elsewhere = self._elsewhere(api, node) if loose and function is None else None
+            coverage = (
+                record(node, ret, function is not None, elsewhere) if record is not None else None
             )
-            unchecked = record(node, ret, function is not None) if record is not None else None
             if ret is None:
                 continue
             label = _label(node)
@@ -105,11 +118,13 @@ class Writes:
                     later.append(
                         bodies.Body(
                             api, function, context, node.name, shown, channels, schemas, allowed,
-                            unchecked=unchecked,
+                            coverage=coverage,
                         )
                     )
-                else:
+                elif elsewhere is None or elsewhere.recorded.why:
                     fail(api, codes.untyped_node_message(node.name, shown), context, codes.UNTYPED_NODE)
+                if elsewhere is not None and channels is not None:
+                    self._check_elsewhere_keys(api, context, node, elsewhere, channels)
             unknown = []
             if channels is not None:
                 names, state = channels
@@ -155,6 +170,38 @@ class Writes:
                 )
         return later
 
+    def _elsewhere(self, api: TypeChecker, node: sites.Node) -> exported.Elsewhere | None:
+        """What the module that defines a node of another module recorded of it; the record is
+        what this check reads of that module."""
+        defn = bodies.definition(node)
+        module = bodies.module_of(defn) if defn is not None else api.tree.fullname
+        if defn is None or module == api.tree.fullname:
+            return None
+        self._emit.record_record_read(api, module)
+        recorded = self._records.node(defn)
+        if recorded is None:
+            return None
+        file = api.modules.get(module)
+        path = api.msg.errors.simplify_path(file.path) if file is not None else module
+        return exported.Elsewhere(defn, recorded, path)
+
+    def _check_elsewhere_keys(
+        self,
+        api: TypeChecker,
+        context: Context,
+        node: sites.Node,
+        elsewhere: exported.Elsewhere,
+        channels: tuple[frozenset[str], str],
+    ) -> None:
+        """The keys a node of another module returns (as its module recorded them), against the
+        channels of the graph that registers it: reported here, naming where the key is written."""
+        names, state = channels
+        for key, line in elsewhere.recorded.keys:
+            if key not in names:
+                where = f"{elsewhere.path}:{line}"
+                message = codes.unknown_body_key_message(node.name, key, state, where)
+                fail(api, message, context, codes.UNKNOWN_KEY)
+
     def _shown_return(self, ret: Type) -> str | None:
         proper = get_proper_type(ret)
         unannotated = isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated
@@ -168,9 +215,9 @@ class Writes:
         api = api or body.api
         function = body.function
         returned = bodies.returned(function) if only is None else only
-        if only is None and returned.opaque and not body.whole:
-            if body.unchecked is not None:
-                body.unchecked()
+        if only is None and returned.opaque and not body.whole and not body.shaped:
+            if body.coverage is not None:
+                body.coverage.not_read()
             fail(
                 api,
                 codes.untyped_node_message(body.label, body.shown),
@@ -191,6 +238,11 @@ class Writes:
                     unknown.append(key.value)
                     message = codes.unknown_body_key_message(name, key.value, state)
                     fail(api, message, key, codes.UNKNOWN_KEY)
+            elif body.shaped:
+                # A key that is no field of its state class: only the graph can tell whether it is a
+                # channel (checked where the node is registered), and what the channel holds.
+                fields = frozenset(sites.schema_keys(body.schemas[0]))
+                unknown = [key.value for key in returned.keys if key.value not in fields]
             # LangGraph drops the unknown keys, and never checkpoints the untracked ones.
             dropped = [*unknown, *self._graphs.special_keys(api, body.schemas).untracked]
             values = [
@@ -202,6 +254,8 @@ class Writes:
                 api, values, root, body.schemas, body.allowed, updates=True, dotted=True,
                 declared=self._graphs.declared_types(body.schemas),
             )
+            if body.coverage is not None and only is None and not returned.opaque:
+                body.coverage.read(sum(isinstance(get_proper_type(v.type), AnyType) for v in values))
             written = [
                 (key, expr) for key, expr in bodies.written_items(returned) if key not in unknown
             ]

@@ -4,9 +4,10 @@ run pyright or ty instead of mypy (``python -m mypy_lgstate`` is the same comman
 Each subcommand runs mypy's build in this process, with the plugin enabled whether or not the
 project's mypy configuration lists it, and keeps only the plugin's findings (their codes start with
 ``lgstate-``): mypy's own errors never show and never change the exit status. Exit status: 0 with no
-findings, 1 with findings (``check``), 2 when nothing could be checked: a usage or configuration
-error, code mypy cannot parse, or LangGraph / LangChain imports mypy cannot find; one line on
-stderr, no traceback. ``docs/cli.md`` explains the choices.
+findings, 1 with findings (``check``, or fewer nodes checked than ``--fail-under``), 2 when nothing
+could be checked: a usage or configuration error, code mypy cannot parse, or LangGraph / LangChain
+imports mypy cannot find or is told to skip; one line on stderr, no traceback. ``docs/cli.md``
+explains the choices.
 
 A subcommand is one function registered with ``@subcommand``.
 """
@@ -38,6 +39,7 @@ from mypy_lgstate import plugin as lgstate_plugin
 from mypy_lgstate.checker import checks, report as reporting
 from mypy_lgstate.cli import coverage, lockdiff
 from mypy_lgstate.cli.findings import FORMATS, Finding, once_per_problem, parse_mypy_json
+from mypy_lgstate.routes import discovery
 from mypy_lgstate.core import config, lockfile
 from mypy_lgstate.core.libraries import LIBRARY_DIRS
 
@@ -68,6 +70,7 @@ class Subcommand(NamedTuple):
     run: Callable[[argparse.Namespace], int]
     arguments: Callable[[argparse.ArgumentParser], None] | None
     output_file: bool
+    runs_mypy: bool  # takes PATHS and mypy's own flags after --
 
 
 SUBCOMMANDS: dict[str, Subcommand] = {}
@@ -80,13 +83,15 @@ def subcommand(
     formats: Sequence[str],
     arguments: Callable[[argparse.ArgumentParser], None] | None = None,
     output_file: bool = True,
+    runs_mypy: bool = True,
 ) -> Callable[[Callable[[argparse.Namespace], int]], Callable[[argparse.Namespace], int]]:
-    """Register ``lgstate NAME``. Every subcommand takes PATHS, ``--config-file``, ``--quiet`` and
-    mypy's own flags after ``--``; ``--format`` when it has ``formats`` (the first is the default),
-    ``--output-file`` unless ``output_file`` is false; ``arguments`` adds its own."""
+    """Register ``lgstate NAME``. Every subcommand takes ``--config-file`` and ``--quiet``; one that
+    ``runs_mypy`` takes PATHS and mypy's own flags after ``--``; ``--format`` when it has
+    ``formats`` (the first is the default), ``--output-file`` unless ``output_file`` is false;
+    ``arguments`` adds its own."""
 
     def register(run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-        SUBCOMMANDS[name] = Subcommand(help, tuple(formats), run, arguments, output_file)
+        SUBCOMMANDS[name] = Subcommand(help, tuple(formats), run, arguments, output_file, runs_mypy)
         return run
 
     return register
@@ -106,6 +111,22 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="exit 0 even when there are findings (2 still means nothing could be checked)",
     )
+    parser.add_argument(
+        "--fail-under",
+        type=_percent,
+        metavar="PERCENT",
+        help="exit 1 when the share of graph nodes checked is lower (no node at all counts as 100)",
+    )
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 100, not {text!r}")
+    return value
 
 
 @subcommand(
@@ -115,9 +136,21 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
     arguments=_check_arguments,
 )
 def check(args: argparse.Namespace) -> int:
-    outcome = run_mypy(args, profile=args.profile)
-    _output(args, FORMATS[args.format](outcome.findings, outcome.checked))
-    return 1 if outcome.findings and not args.exit_zero else 0
+    recorder = coverage.CoverageRecorder()
+    outcome = run_mypy(args, profile=args.profile, recorder=recorder)
+    covered = recorder.coverage()
+    _output(args, FORMATS[args.format](outcome.findings, outcome.checked, covered))
+    if args.format == "gitlab":  # the report has no place for it: the job's log has
+        print(covered.line(), file=sys.stderr)
+    status = 1 if outcome.findings and not args.exit_zero else 0
+    if args.fail_under is not None and covered.percent() < args.fail_under:
+        print(
+            f"lgstate: {covered.percent():.1f}% of the graph nodes are checked, less than"
+            f" --fail-under {args.fail_under:g}",
+            file=sys.stderr,
+        )
+        status = 1
+    return status
 
 
 @subcommand(
@@ -261,13 +294,14 @@ def _count(number: int, noun: str) -> str:
 
 
 def _output(args: argparse.Namespace, text: str) -> None:
-    """The result, on stdout or in ``--output-file``."""
+    """The result, on stdout or in ``--output-file`` (nothing at all when it is empty)."""
     if args.output_file is None:
-        print(text)
+        if text:
+            print(text)
         return
     try:
         with open(args.output_file, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+            f.write(text + "\n" if text else "")
     except OSError as error:
         raise UsageError(
             f"{args.output_file}: cannot write the output file: {_os_error(error, args.output_file)}"
@@ -341,15 +375,23 @@ def run_mypy(
             )
         except CompileError as error:
             raise UsageError(_blocking_message([*others, *error.messages])) from None
-    missing = _missing_libraries(result)
+    missing, unresolved = _unresolved_libraries(result)
     if missing:
         raise UsageError(missing)
+    for line in unresolved:
+        print(f"lgstate: {line}", file=sys.stderr)
+    problem = _state_class_problem(result, config_file, options_config)
+    if problem:
+        raise ConfigFileError(problem)
 
     def importable(fullname: str) -> bool:
         sym = lookup_fully_qualified(fullname, result.files)
         return sym is not None and isinstance(sym.node, (TypeInfo, TypeAlias))
 
-    return Outcome(once_per_problem(findings), len(sources), config_file, options_config, importable)
+    # In file and line order, whatever order mypy checked the modules in (its cache decides); on
+    # one line, in the order the file's module reported them.
+    shown = sorted(once_per_problem(findings), key=lambda f: (f.file, f.line))
+    return Outcome(shown, len(sources), config_file, options_config, importable)
 
 
 def _lgstate_config(explicit: str | None) -> tuple[str | None, config.LGStateConfig]:
@@ -385,6 +427,11 @@ def _mypy_options(
     if config_file is not None:  # the plugin reads its options from ``options.config_file``
         options.config_file = config_file
     options.output = "json"  # one finding per line, with its code, whatever the user's options
+    # Unannotated nodes and builders are read too: mypy checks their bodies (its own errors there
+    # stay hidden, as all of them do). Per-module sections may not turn it off.
+    options.check_untyped_defs = True
+    for section in options.per_module_options.values():
+        section.pop("check_untyped_defs", None)
     # The profile override and the coverage recorder live in this process: no worker processes.
     options.num_workers = 0
     if options.cache_dir != os.devnull:
@@ -414,27 +461,61 @@ def _process_options(
     return result
 
 
-def _missing_libraries(result: BuildResult) -> str | None:
-    """The line that stops the command when the checked code imports LangGraph or LangChain and
-    mypy cannot find them (an environment without them, such as pre-commit's own), else None."""
+def _unresolved_libraries(result: BuildResult) -> tuple[str | None, list[str]]:
+    """The LangGraph / LangChain imports of the checked code that are not in mypy's build.
+
+    The first is the line that stops the command when none of the graphs could be recognized: the
+    package itself cannot be found (an environment without it, such as pre-commit's own), or mypy's
+    configuration skips a module whose names the checks recognize (``follow_imports = skip``). The
+    second lists the submodules a found package does not have (an import that is stale for the
+    installed version): what the code takes from them is Any, the rest is checked."""
     missing: dict[str, str] = {}  # package -> where the checked code first imports it
+    skipped: dict[str, str] = {}  # module -> where
+    stale: dict[str, str] = {}  # module -> where
+    finder = result.manager.find_module_cache
     for state in sorted(result.graph.values(), key=lambda state: state.xpath):
         if state.path is None or any(library in state.path for library in LIBRARY_DIRS):
             continue
         for module in state.suppressed:
             package = module.partition(".")[0]
-            # Only the package itself: a missing subpackage of another distribution
-            # (langgraph.checkpoint.postgres) does not keep the graphs from being recognized.
-            if (
-                package in REQUIRED_LIBRARIES
-                and package not in missing
-                and package not in result.graph
-                and result.manager.missing_modules.get(module) != SuppressionReason.SKIPPED
-            ):
-                line = state.dep_line_map.get(module, 1)
-                missing[package] = f"{os.path.normpath(state.xpath)}:{line}"
-    if not missing:
-        return None
+            if package not in REQUIRED_LIBRARIES:
+                continue
+            where = f"{os.path.normpath(state.xpath)}:{state.dep_line_map.get(module, 1)}"
+            if result.manager.missing_modules.get(module) == SuppressionReason.SKIPPED:
+                if _recognized_in(module):
+                    skipped.setdefault(module, where)
+            elif package in result.graph or isinstance(finder.find_module(package), str):
+                stale.setdefault(module, where)
+            else:
+                missing.setdefault(package, where)
+    if missing:
+        return _missing_message(missing), []
+    if skipped:
+        module, where = next(iter(skipped.items()))
+        return (
+            f"mypy's configuration skips {module} (follow_imports = skip; imported at {where}), so"
+            " no graph could be recognized and nothing was checked: set follow_imports = silent"
+            " for it instead (mypy still hides its errors)"
+        ), []
+    return None, [
+        f"mypy cannot find {module} (imported at {where}), which the installed"
+        f" {REQUIRED_LIBRARIES[module.partition('.')[0]]} does not have: what the code takes from"
+        " it is typed Any and not checked; the rest was checked"
+        for module, where in stale.items()
+    ]
+
+
+def _recognized_in(module: str) -> bool:
+    """Whether the checks recognize names defined in ``module`` or below it (a skipped
+    ``langgraph.checkpoint.postgres`` hides no graph; a skipped ``langgraph.graph`` hides all)."""
+    prefix = module + "."
+    return any(
+        name.startswith(prefix)
+        for name in (*lgstate_plugin.FUNCTION_HOOKS, *lgstate_plugin.METHOD_HOOKS)
+    )
+
+
+def _missing_message(missing: dict[str, str]) -> str:
     packages = sorted(missing)
     where = missing[packages[0]]
     names = " and ".join(packages)
@@ -444,6 +525,26 @@ def _missing_libraries(result: BuildResult) -> str | None:
         f"mypy cannot find {names} (imported at {where}), so nothing was checked: install {install}"
         f" next to mypy-lgstate (pre-commit: list {pronoun} in the hook's additional_dependencies)"
     )
+
+
+def _state_class_problem(
+    result: BuildResult, config_file: str | None, options: config.LGStateConfig
+) -> str | None:
+    """The first ``state_classes`` entry that names no graph-state class: of a module mypy checked
+    (the plugin reports it in that module too), or of a module mypy cannot find. An entry of a
+    module that exists but is not in this run is not checked here, nor anywhere."""
+    for entry in options.state_classes:
+        module, _, name = entry.rpartition(".")
+        file = result.files.get(module)
+        if file is not None:
+            problem = discovery.configured_problem(file, name)
+        elif not isinstance(result.manager.find_module_cache.find_module(module), str):
+            problem = f'"{entry}" names module {module}, which mypy cannot find'
+        else:
+            continue
+        if problem is not None:
+            return config.option_error(config_file, "state_classes", problem)
+    return None
 
 
 class _CommandPlugin(Plugin):
@@ -531,19 +632,23 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
         epilog="Arguments after -- are passed to mypy as they are (lgstate check -- --python-version"
         " 3.12).",
     )
-    top.add_argument("--version", action="version", version=f"lgstate {mypy_lgstate.__version__}")
+    top.add_argument(
+        "-V", "--version", action="version",
+        version=f"lgstate {mypy_lgstate.__version__} (mypy {mypy.version.__version__})",
+    )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     subparsers: dict[str, argparse.ArgumentParser] = {}
     for name, command in SUBCOMMANDS.items():
         sub = commands.add_parser(
             name, help=command.help, description=command.help,
-            epilog="Arguments after -- are passed to mypy as they are.",
+            epilog="Arguments after -- are passed to mypy as they are." if command.runs_mypy else None,
         )
         subparsers[name] = sub
-        sub.add_argument(
-            "paths", nargs="*", metavar="PATH",
-            help="files or directories to check (default: mypy's configured files, else .)",
-        )
+        if command.runs_mypy:
+            sub.add_argument(
+                "paths", nargs="*", metavar="PATH",
+                help="files or directories to check (default: mypy's configured files, else .)",
+            )
         sub.add_argument(
             "--config-file",
             help="the configuration file (default: the first mypy.ini, .mypy.ini, pyproject.toml or"
@@ -564,9 +669,26 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
         )
         if command.arguments is not None:
             command.arguments(sub)
-        sub.usage = sub.format_usage().removeprefix("usage: ").rstrip() + " [-- MYPY_FLAGS ...]"
+        if command.runs_mypy:
+            sub.usage = sub.format_usage().removeprefix("usage: ").rstrip() + " [-- MYPY_FLAGS ...]"
         sub.set_defaults(run=command.run)
     return top, subparsers
+
+
+def _whose(
+    unknown: list[str], subparsers: dict[str, argparse.ArgumentParser], runs_mypy: bool
+) -> str:
+    """What to do with options this subcommand does not take: another subcommand's, or mypy's
+    (for a subcommand that runs mypy); "" when there is nothing to say."""
+    for option in unknown:
+        flag = option.partition("=")[0]
+        owners = [
+            name for name, sub in subparsers.items()
+            if flag.startswith("-") and flag in sub._option_string_actions
+        ]
+        if owners:
+            return f" ({flag} is an option of lgstate {' and lgstate '.join(owners)})"
+    return " (mypy's own flags go after --)" if runs_mypy else ""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -577,8 +699,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args, unknown = top.parse_known_args(arguments[:split])
     args.mypy_flags = arguments[split + 1:]
     sub = subparsers[args.command]
+    if args.mypy_flags and not SUBCOMMANDS[args.command].runs_mypy:
+        unknown = [*unknown, "--", *args.mypy_flags]
     if unknown:
-        sub.error(f"unrecognized arguments: {' '.join(unknown)} (mypy's own flags go after --)")
+        hint = _whose(unknown, subparsers, SUBCOMMANDS[args.command].runs_mypy)
+        sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     try:
         status: int = args.run(args)
     except ArgumentError as error:
@@ -590,3 +715,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"lgstate: {error}", file=sys.stderr)
         return 2
     return status
+
+
+# Subcommands of their own modules register themselves when imported.
+from mypy_lgstate.cli import allowlist as _allowlist, audit as _audit  # noqa: E402,F401

@@ -1,9 +1,15 @@
-"""Checkpoint coverage for ``lgstate report``: what the checks saw, graph by graph.
+"""Checkpoint coverage for ``lgstate report`` and the coverage line of ``lgstate check``: what the
+checks saw, graph by graph.
 
 ``checks.recorder`` holds a ``CoverageRecorder`` during the command line's own build (and ``None`` in
 mypy runs). The checks tell it about each ``StateGraph(...)`` call, each node registered with
 ``add_node`` / ``add_sequence`` and each write-site argument, at the moment they check them, so the
 report lists exactly what ``lgstate check`` checks, by the same rules.
+
+A node is *checked* from its declared return type, or from its *body* once the checks have read it
+(``NodeRecord.read``); else it is *unchecked* or *opaque*, with a reason in words the user can act on
+and a category (``NOT_CHECKED``) that the coverage line counts it under. A new reason the checks
+find is a ``NotChecked`` whose category is a key of that table (add a row for a new kind).
 
 A graph is the ``StateGraph(...)`` call; a node belongs to the graph assigned to the variable its
 ``add_node`` is called on (``builder = StateGraph(State)``). A node added to a builder that no checked
@@ -13,24 +19,68 @@ type, and a graph input (``graph.invoke(...)``) names its graph by its state sch
 
 from __future__ import annotations
 
-import functools
-
 import json
 from collections.abc import Callable, Sequence
 from typing import Any, Final, Literal, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.messages import format_type_bare
-from mypy.nodes import GDEF, LDEF, CallExpr, Expression, MemberExpr, NameExpr, TypeInfo, Var
+from mypy.nodes import (
+    GDEF,
+    LDEF,
+    CallExpr,
+    Decorator,
+    Expression,
+    MemberExpr,
+    NameExpr,
+    RefExpr,
+    TypeInfo,
+    Var,
+)
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import AnyType, Instance, Type, TypedDictType, TypeOfAny, get_proper_type
 
 from mypy_lgstate.core.libraries import LIBRARY_DIRS
-from mypy_lgstate.routes import bodies, discovery, sites
+from mypy_lgstate.routes import bodies, discovery, exported, shaped_nodes, sites
 
 # "checked": from its declared return type; "body": from what its body returns (``bodies``).
 NodeStatus = Literal["checked", "body", "unchecked", "opaque"]
 NODE_STATUSES: Final[tuple[NodeStatus, ...]] = ("checked", "body", "unchecked", "opaque")
+
+
+class Category(NamedTuple):
+    """How the coverage line counts the nodes of one kind that are not checked."""
+
+    one: str  # after "1"
+    many: str  # after any other count
+
+
+# Why nodes are not checked, by category: the coverage line reads "not checked: 3 defined in another
+# module, 1 compiled subgraph". In the order the line lists them.
+NOT_CHECKED: Final[dict[str, Category]] = {
+    "wrapper": Category("through an Any-typed wrapper", "through an Any-typed wrapper"),
+    "other module": Category("defined in another module", "defined in another module"),
+    "unannotated": Category("unannotated", "unannotated"),
+    "built elsewhere": Category(
+        "returning a dict built elsewhere", "returning a dict built elsewhere"
+    ),
+    "loose": Category("typed loosely, with no body to read", "typed loosely, with no body to read"),
+    "unread": Category("whose body was not read", "whose body was not read"),
+    "library": Category("of an installed library", "of installed libraries"),
+    "any": Category("typed Any", "typed Any"),
+    "subgraph": Category("compiled subgraph", "compiled subgraphs"),
+    "prebuilt": Category("prebuilt node", "prebuilt nodes"),
+    "runnable": Category("Runnable", "Runnables"),
+    "no signature": Category("with no call signature", "with no call signature"),
+}
+
+
+class NotChecked(NamedTuple):
+    """Why a node is not checked: ``category`` (a key of ``NOT_CHECKED``) and ``reason``, what
+    ``lgstate report`` says of it (why, and what to do)."""
+
+    category: str
+    reason: str
 # The schema roles of the type arguments of ``StateGraph[S, C, I, O]`` (C, the context, is never
 # checkpointed).
 _ROLES: Final = ((0, "state"), (2, "input"), (3, "output"))
@@ -51,7 +101,9 @@ class NodeCoverage(NamedTuple):
     name: str
     location: Location
     status: NodeStatus
-    reason: str | None  # why it is unchecked or opaque
+    reason: str | None  # why it is unchecked or opaque; for a body, how much of it was read
+    category: str | None = None  # a key of NOT_CHECKED, for a node that is unchecked or opaque
+    any_values: int = 0  # values typed Any in a body that was read (lgstate-any, opt-in, says which)
 
 
 class WriteSite(NamedTuple):
@@ -139,12 +191,20 @@ class CoverageRecorder:
         node: sites.Node,
         return_type: Type | None,
         from_body: bool = False,
-    ) -> Callable[[], None] | None:
+        not_checked: NotChecked | None = None,
+        elsewhere: exported.Elsewhere | None = None,
+    ) -> NodeRecord | None:
         """A node added by ``builder.add_node(...)`` & co., or a middleware hook of the agent that
-        ``create_agent(...)`` makes (that call declares the graph). For a node read from its body,
-        returns what to call when the body turns out not to tell (it is unchecked, then)."""
+        ``create_agent(...)`` makes (that call declares the graph). ``not_checked``: why the
+        checks cannot read it, when they know better than its type says. ``elsewhere``: a node of
+        another module, and what its module recorded of it.
+
+        For a node to read from its body (``from_body``), returns its ``NodeRecord``: it stays
+        unchecked ("its body was not read") until the checks say they read it."""
         api = _checker(ctx)
-        status, reason = _node_status(node, return_type, api, from_body)
+        status, reason, category = _node_status(
+            node, return_type, api, from_body, not_checked, elsewhere
+        )
         location = _location(api, ctx.context.line)
         key: GraphKey | None
         graph_type: Type
@@ -161,16 +221,12 @@ class CoverageRecorder:
                 given = schemas if declared_at is not None else ()
                 self.graphs[key] = _new_graph(api, declared_at, graph_type, schemas, given)
         graph = self.graphs[key]
-        entry = NodeCoverage(node.name, location, status, reason)
+        entry = NodeCoverage(node.name, location, status, reason, category)
         graph.nodes[(location, node.name)] = entry
-        if status != "body":
+        if not from_body or not_checked is not None:
             return None
-        # Called when the body turns out not to tell what the node returns.
-        declared = _node_status(node, return_type, api, from_body=False)[1]
-        unchecked = entry._replace(
-            status="unchecked", reason=f"{declared}, and its body returns a value built elsewhere"
-        )
-        return functools.partial(graph.nodes.__setitem__, (location, node.name), unchecked)
+        declared = _declared(return_type, api)
+        return NodeRecord(graph.nodes, (location, node.name), declared, _through(node))
 
     def write_site(
         self,
@@ -237,6 +293,64 @@ class CoverageRecorder:
             **counts,
             "write_sites": len(self.write_sites),
             "findings": findings,
+        }
+
+    def coverage(self) -> Coverage:
+        """What ``lgstate check`` says of the run: the nodes checked, and why the others are not."""
+        self._merge_undeclared()
+        nodes = [node for graph in self.graphs.values() for node in graph.nodes.values()]
+        by_category: dict[str, int] = {}
+        for node in nodes:
+            if node.status in ("unchecked", "opaque"):
+                category = node.category or "no signature"
+                by_category[category] = by_category.get(category, 0) + 1
+        order = list(NOT_CHECKED)
+        return Coverage(
+            nodes=len(nodes),
+            checked=sum(node.status in ("checked", "body") for node in nodes),
+            from_bodies=sum(node.status == "body" for node in nodes),
+            not_checked=dict(sorted(by_category.items(), key=lambda item: order.index(item[0]))),
+            values_typed_any=sum(node.any_values for node in nodes),
+        )
+
+
+class Coverage(NamedTuple):
+    """The nodes of a run: how many, how many checked (from their bodies among them), and the
+    others by category (keys of ``NOT_CHECKED``)."""
+
+    nodes: int
+    checked: int
+    from_bodies: int
+    not_checked: dict[str, int]
+    values_typed_any: int  # in the bodies read
+
+    def percent(self) -> float:
+        """The share of nodes checked; 100 with no node at all, as coverage.py counts a run with
+        no statement (nothing to check is not a gap)."""
+        return 100.0 * self.checked / self.nodes if self.nodes else 100.0
+
+    def line(self) -> str:
+        """``nodes checked 7/8 (from bodies 2); not checked: 1 defined in another module; see
+        lgstate report``."""
+        line = f"nodes checked {self.checked}/{self.nodes} (from bodies {self.from_bodies})"
+        if not self.not_checked:
+            return line
+        kinds = ", ".join(
+            f"{count} {NOT_CHECKED[category].one if count == 1 else NOT_CHECKED[category].many}"
+            for category, count in self.not_checked.items()
+        )
+        return f"{line}; not checked: {kinds}; see lgstate report"
+
+    def data(self) -> dict[str, Any]:
+        """The coverage as ``--format json`` and SARIF's run properties give it."""
+        return {
+            "nodes": self.nodes,
+            "checked": self.checked,
+            "from_bodies": self.from_bodies,
+            "not_checked": self.not_checked,
+            "percent": round(self.percent(), 1),
+            "values_typed_any": self.values_typed_any,
+            "summary": self.line(),
         }
 
 
@@ -375,37 +489,183 @@ def _roles(graph_type: Type) -> dict[str, tuple[str, ...]]:
     return roles
 
 
+class NodeRecord:
+    """A node the checks read from its body, once its module is checked: they say whether they read
+    it (``read``) or why not (``not_read``). Until then it is unchecked."""
+
+    def __init__(
+        self,
+        nodes: dict[tuple[Location, str], NodeCoverage],
+        key: tuple[Location, str],
+        declared: str,
+        through: str = "",
+    ) -> None:
+        self._nodes = nodes
+        self._key = key
+        self._declared = declared
+        self._through = through  # " (registered through traced(), ...)", or ""
+        nodes[key] = nodes[key]._replace(
+            status="unchecked",
+            reason=f"{declared}, and its body was not read{through}",
+            category="unread",
+        )
+
+    def read(self, any_values: int = 0) -> None:
+        """The body's returned values were checked; ``any_values`` of them are typed ``Any``, which
+        the checks trust (``lgstate-any`` reports them when it is enabled)."""
+        typed_any = f", {_plural(any_values, 'value')} typed Any" if any_values else ""
+        self._nodes[self._key] = self._nodes[self._key]._replace(
+            status="body", reason=f"read from its body{typed_any}{self._through}", category=None,
+            any_values=any_values,
+        )
+
+    def not_read(self, not_checked: NotChecked | None = None) -> None:
+        """The body does not tell what the node returns (by default: it returns a dict built
+        elsewhere)."""
+        if not_checked is None:
+            not_checked = NotChecked(
+                "built elsewhere",
+                f"{self._declared}, and its body returns a dict built elsewhere: return a dict"
+                " display ({\"key\": value}) or declare its update type (a TypedDict)",
+            )
+        self._nodes[self._key] = self._nodes[self._key]._replace(
+            status="unchecked",
+            reason=not_checked.reason + self._through,
+            category=not_checked.category,
+        )
+
+
+_DECLARE: Final = "declare its update type (a TypedDict)"
+
+
+def _declared(return_type: Type | None, api: TypeChecker) -> str:
+    proper = get_proper_type(return_type) if return_type is not None else None
+    if proper is None or isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated:
+        return "has no return type"
+    return f'returns "{format_type_bare(proper, api.options)}"'
+
+
 def _node_status(
-    node: sites.Node, return_type: Type | None, api: TypeChecker, from_body: bool
-) -> tuple[NodeStatus, str | None]:
+    node: sites.Node,
+    return_type: Type | None,
+    api: TypeChecker,
+    from_body: bool,
+    not_checked: NotChecked | None,
+    elsewhere: exported.Elsewhere | None = None,
+) -> tuple[NodeStatus, str | None, str | None]:
+    status, reason, category = _declared_status(
+        node, return_type, api, from_body, not_checked, elsewhere
+    )
+    if reason is not None:
+        reason += _through(node)
+    return status, reason, category
+
+
+def _through(node: sites.Node) -> str:
+    """``add_node("n", traced(fn))``: the node is ``fn`` (``builders.registered_node``)."""
+    if node.through is None:
+        return ""
+    return f" (registered through {node.through}(), whose result is typed Any)"
+
+
+def _declared_status(
+    node: sites.Node,
+    return_type: Type | None,
+    api: TypeChecker,
+    from_body: bool,
+    not_checked: NotChecked | None,
+    elsewhere: exported.Elsewhere | None,
+) -> tuple[NodeStatus, str | None, str | None]:
+    if not_checked is not None:
+        status: NodeStatus = "opaque" if return_type is None else "unchecked"
+        return status, not_checked.reason, not_checked.category
     if return_type is None:
-        return "opaque", _opaque_reason(node.type, api)
+        return ("opaque", *_opaque_reason(node, api))
     if from_body:
-        return "body", "checked from its body"
+        return "body", None, None  # unchecked until read (NodeRecord)
+    if elsewhere is not None:
+        why = elsewhere.recorded.why
+        if not why:
+            return "body", f"read from its body, in {elsewhere.path}", None
+        reason = f"its body in {elsewhere.path} is not read: {shaped_nodes.WHY[why]}"
+        return "unchecked", reason, "unannotated" if why == "untyped" else "other module"
     if not sites.update_shape(return_type, node.name).untyped:
-        return "checked", None
-    proper = get_proper_type(return_type)
-    if isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated:
-        declared = "has no return type"
-    else:
-        declared = f'returns "{format_type_bare(return_type, api.options)}"'
-    if bodies.in_another_module(node, api.tree):
-        # The body of a node of another module is never read (docs/design.md, "Node bodies").
-        return "unchecked", f"{declared}, and its body is in another module"
-    return "unchecked", declared
+        return "checked", None, None
+    declared = _declared(return_type, api)
+    defn = bodies.definition(node)
+    module = bodies.module_of(defn) if defn is not None else None
+    if module is not None and module != api.tree.fullname:
+        file = api.modules.get(module)
+        if file is None or any(library in file.path for library in LIBRARY_DIRS):
+            return "unchecked", f"{declared}, and its body is in an installed library", "library"
+        path = api.msg.errors.simplify_path(file.path)
+        reason = (
+            f"{declared}, and its body in {path} is not read: name its first parameter state,"
+            f" or {_DECLARE}"
+        )
+        return "unchecked", reason, "other module"
+    if defn is None and _defined_elsewhere(node, api):
+        reason = (
+            f"{declared}, and it is defined in another module, whose body is not read here:"
+            f" {_DECLARE}, or define it in the module that adds it"
+        )
+        return "unchecked", reason, "other module"
+    if defn is not None and defn.is_dynamic() and not api.options.check_untyped_defs:
+        return "unchecked", f"{declared}: {shaped_nodes.WHY['untyped']}", "unannotated"
+    reason = f"{declared}, and no body of it can be read: {_DECLARE}"
+    return "unchecked", reason, "loose"
 
 
-def _opaque_reason(node_type: Type, api: TypeChecker) -> str:
-    proper = get_proper_type(node_type)
+def _defined_elsewhere(node: sites.Node, api: TypeChecker) -> bool:
+    """Whether the node is defined in another module than the one that adds it, by the name it is
+    added under (``Nodes.static``, ``nodes.cached`` wrapped by ``functools.lru_cache``), which may
+    name no function definition."""
+    expr = node.expr
+    if isinstance(expr, RefExpr) and expr.fullname:
+        return not expr.fullname.startswith(api.tree.fullname + ".")
+    if isinstance(expr, MemberExpr) and isinstance(expr.expr, RefExpr):
+        owner = expr.expr.node  # a class's method: Nodes.static
+        return isinstance(owner, TypeInfo) and owner.module_name != api.tree.fullname
+    return False
+
+
+def _opaque_reason(node: sites.Node, api: TypeChecker) -> tuple[str, str]:
+    """Why a node's return type cannot be read, and its category."""
+    proper = get_proper_type(node.type)
     if isinstance(proper, Instance) and proper.type.has_base(discovery.RUNNABLE):
         name = proper.type.fullname
         if name.startswith("langgraph.prebuilt."):
-            return f"a prebuilt node ({proper.type.name})"
+            return f"a prebuilt node ({proper.type.name})", "prebuilt"
         if name.startswith(("langgraph.graph.state.Compiled", "langgraph.pregel.")):
-            return "a compiled subgraph"
-        return f'a Runnable ("{format_type_bare(node_type, api.options)}")'
-    shown = format_type_bare(node_type, api.options)
-    return f'its type "{shown}" is not a callable with a signature'
+            return "a compiled subgraph: its own nodes are listed under its graph", "subgraph"
+        return f'a Runnable ("{format_type_bare(node.type, api.options)}")', "runnable"
+    if isinstance(proper, AnyType):
+        wrapper = _wrapper_name(node.expr)
+        if wrapper is not None:
+            return (
+                f"{wrapper}, whose result is typed Any, so what the node writes is not known: type"
+                f" {wrapper.split()[-1]} to return what it wraps (Callable[P, R] of its argument),"
+                " or add the function itself",
+                "wrapper",
+            )
+        return "typed Any, so what the node writes is not known: give it a type", "any"
+    shown = format_type_bare(node.type, api.options)
+    return f'its type "{shown}" is not a callable with a signature', "no signature"
+
+
+def _wrapper_name(expr: Expression | None) -> str | None:
+    """How a node typed Any came from a function: ``registered through traced_node()`` for
+    ``traced_node(fn)``, ``decorated with @traced`` for a function so decorated."""
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, (NameExpr, MemberExpr)):
+        return f"registered through {expr.callee.name}()"
+    target = expr.node if isinstance(expr, RefExpr) else None
+    if isinstance(target, Decorator) and target.original_decorators:
+        decorator = target.original_decorators[0]
+        if isinstance(decorator, CallExpr):
+            decorator = decorator.callee
+        if isinstance(decorator, (NameExpr, MemberExpr)):
+            return f"decorated with @{decorator.name}"
+    return None
 
 
 # Rendering --------------------------------------------------------------------------------------
@@ -432,6 +692,8 @@ def _as_data(recorder: CoverageRecorder, findings: int) -> dict[str, Any]:
                         **node.location._asdict(),
                         "status": node.status,
                         "reason": node.reason,
+                        "category": node.category,
+                        "values_typed_any": node.any_values,
                     }
                     for node in _sorted_nodes(graph)
                 ],
@@ -451,12 +713,14 @@ def _as_data(recorder: CoverageRecorder, findings: int) -> dict[str, Any]:
             for site in recorder.sorted_write_sites()
         ],
         "totals": recorder.totals(findings),
+        "coverage": recorder.coverage().data(),
     }
 
 
 def as_text(recorder: CoverageRecorder, findings: int) -> str:
     lines: list[str] = []
-    for graph in recorder.sorted_graphs():
+    graphs = recorder.sorted_graphs()
+    for graph in graphs:
         lines.append(f"graph {_graph_title(graph)}")
         for schema in graph.schemas:
             where = f" ({schema.file})" if schema.file else ""
@@ -469,7 +733,7 @@ def as_text(recorder: CoverageRecorder, findings: int) -> str:
             )
         lines.extend(f"  unresolved: {reason}" for reason in graph.unresolved)
         if not graph.nodes and not graph.unresolved:
-            lines.append(f"  {NO_NODES}")
+            lines.append(f"  {_no_nodes(graph, graphs)}")
         lines.append(f"  nodes checked {graph.checked()}/{len(graph.nodes)}")
         lines.append("")
     write_sites = recorder.sorted_write_sites()
@@ -485,7 +749,8 @@ def as_text(recorder: CoverageRecorder, findings: int) -> str:
 
 def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
     lines = ["# Checkpoint coverage", ""]
-    for graph in recorder.sorted_graphs():
+    graphs = recorder.sorted_graphs()
+    for graph in graphs:
         lines += [f"## Graph {_graph_title(graph)}", ""]
         lines += ["| schema | role | file |", "|---|---|---|"]
         lines += [
@@ -503,7 +768,8 @@ def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
         if graph.unresolved:
             lines += [*(f"- Unresolved: {reason}" for reason in graph.unresolved), ""]
         elif not graph.nodes:
-            lines += [f"{NO_NODES[0].upper()}{NO_NODES[1:]}.", ""]
+            no_nodes = _no_nodes(graph, graphs)
+            lines += [f"{no_nodes[0].upper()}{no_nodes[1:]}.", ""]
         lines += [f"Nodes checked {graph.checked()}/{len(graph.nodes)}", ""]
     write_sites = recorder.sorted_write_sites()
     if write_sites:
@@ -518,12 +784,20 @@ def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
     return "\n".join(lines)
 
 
-# A graph needs a node to compile. Nodes added by a function the builder is passed to are recorded
-# under that function's parameter, which joins this entry only when it is its state's one graph.
-NO_NODES: Final = (
-    "no nodes found: nodes added by a function this builder is passed to are listed under an entry"
-    " with no StateGraph(...) call"
-)
+def _no_nodes(graph: GraphCoverage, graphs: list[GraphCoverage]) -> str:
+    """Why a graph lists no node (one needs a node to compile). Nodes added by a function the
+    builder is passed to are recorded under that function's parameter, which joins this entry only
+    when it is its state's one graph: the entry they are listed under, when there is one."""
+    elsewhere = [
+        other for other in graphs
+        if other.declared_at is None and other.state == graph.state and other.nodes
+    ]
+    if elsewhere:
+        return (
+            "no nodes found here: the nodes of a builder of this state that is passed to a"
+            f" function are listed under graph {_graph_title(elsewhere[0])}"
+        )
+    return "no nodes found: no add_node call on this builder in the checked code"
 
 
 def _unknown_graph(site: WriteSite) -> str:

@@ -1,5 +1,6 @@
 """The findings of ``lgstate check`` and the formats it prints them in: text, json, github, sarif,
-gitlab.
+gitlab, each with the run's coverage (``coverage.Coverage``: the graph nodes checked, and why the
+others are not).
 
 Each problem is one finding for the whole run (``once_per_problem``): mypy reports a class used by
 graphs in several files once in each of them, and the plugin tags those messages with the problem's
@@ -14,11 +15,11 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple
 
-from mypy_lgstate.core.messages import TAG_END, TAG_START
-
 from mypy.errorcodes import error_codes
 
 import mypy_lgstate
+from mypy_lgstate.cli.coverage import Coverage
+from mypy_lgstate.core.messages import TAG_END, TAG_START
 
 CODE_PREFIX: Final = "lgstate-"
 PROJECT_URL: Final = "https://github.com/mypy-lgstate/mypy-lgstate"
@@ -122,8 +123,8 @@ def once_per_problem(findings: Sequence[Finding]) -> list[Finding]:
     return shown
 
 
-def as_text(findings: Sequence[Finding], checked: int) -> str:
-    lines = [f"{f.file}:{f.line}: {f.severity}: {f.text()}  [{f.code}]" for f in findings]
+def as_text(findings: Sequence[Finding], checked: int, coverage: Coverage) -> str:
+    lines = [f"{f.file}:{f.line}: {f.severity}: {_one_line(f.text())}  [{f.code}]" for f in findings]
     sources = _plural(checked, "source file")
     if findings:
         files = len({f.file for f in findings})
@@ -133,23 +134,35 @@ def as_text(findings: Sequence[Finding], checked: int) -> str:
         )
     else:
         lines.append(f"Success: no issues found in {sources}")
+    lines.append(coverage.line())
     return "\n".join(lines)
 
 
-def as_json(findings: Sequence[Finding], checked: int) -> str:
-    return json.dumps([f.shown() for f in findings], indent=2)
+def _one_line(text: str) -> str:
+    """A message on one line: a newline inside a key (``"first\\nsecond"``) is shown escaped."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
-def as_github(findings: Sequence[Finding], checked: int) -> str:
-    """GitHub Actions workflow commands: each finding becomes an annotation on its line."""
-    return "\n".join(
-        f"::error file={_property(f.file)},line={f.line},col={f.column},"
-        f"title={_property(f.code)}::{_data(f.text())}"
-        for f in findings
+def as_json(findings: Sequence[Finding], checked: int, coverage: Coverage) -> str:
+    return json.dumps(
+        {"findings": [f.shown() for f in findings], "coverage": coverage.data()}, indent=2
     )
 
 
-def as_sarif(findings: Sequence[Finding], checked: int) -> str:
+def as_github(findings: Sequence[Finding], checked: int, coverage: Coverage) -> str:
+    """GitHub Actions workflow commands: each finding becomes an annotation on its line; nodes not
+    checked, a notice in the run's summary. Nothing at all when there is nothing to report."""
+    lines = [
+        f"::error file={_property(f.file)},line={f.line},col={f.column},"
+        f"title={_property(f.code)}::{_data(f.text())}"
+        for f in findings
+    ]
+    if coverage.not_checked:
+        lines.append(f"::notice title=lgstate coverage::{_data(coverage.line())}")
+    return "\n".join(lines)
+
+
+def as_sarif(findings: Sequence[Finding], checked: int, coverage: Coverage) -> str:
     """SARIF 2.1.0, as GitHub code scanning reads it: one rule per error code, each linking to the
     code's documentation page."""
     codes = sorted(name for name in error_codes if name.startswith(CODE_PREFIX))
@@ -162,19 +175,22 @@ def as_sarif(findings: Sequence[Finding], checked: int) -> str:
         "informationUri": PROJECT_URL,
         "rules": rules,
     }
-    log = {
-        "$schema": SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [{"tool": {"driver": driver}, "results": results}],
+    run = {
+        "tool": {"driver": driver},
+        "results": results,
+        # A property bag (SARIF 2.1.0, section 3.8): code scanning keeps it with the run.
+        "properties": {"coverage": coverage.data()},
     }
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2)
 
 
-def as_gitlab(findings: Sequence[Finding], checked: int) -> str:
+def as_gitlab(findings: Sequence[Finding], checked: int, coverage: Coverage) -> str:
     """A GitLab code quality report (``artifacts: reports: codequality``): GitLab shows each finding
     in the merge request. The fingerprint leaves the line out, so that a finding keeps its identity
     when code above it moves (and the locations it is also reached from); the same finding twice in
-    a file is told apart by a counter."""
+    a file is told apart by a counter. The report has no place for the coverage: the command prints
+    its line on stderr, in the job's log."""
     seen: dict[str, int] = {}
     issues = []
     for f in findings:
@@ -247,7 +263,7 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
-FORMATS: Final[dict[str, Callable[[Sequence[Finding], int], str]]] = {
+FORMATS: Final[dict[str, Callable[[Sequence[Finding], int, Coverage], str]]] = {
     "text": as_text,
     "json": as_json,
     "github": as_github,

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import ast
 import configparser
+import difflib
 import json
 import os
 import sys
+from collections.abc import Iterable
 from typing import Any, Final, Literal, NamedTuple, NoReturn
 
 from mypy_lgstate.core.digest import short_digest
@@ -74,20 +76,48 @@ def read_config(config_file: str | None) -> LGStateConfig:
 def _read_config(config_file: str | None) -> LGStateConfig:
     if not config_file or not os.path.isfile(config_file):
         return LGStateConfig()
-    display = os.path.relpath(config_file) if not os.path.isabs(config_file) else config_file
+    display = _display(config_file)
     if config_file.lower().endswith(".toml"):  # mypy's own test (config_parser.is_toml)
         data = _parse_toml(config_file, display)
         tool = data.get("tool")
-        section = tool.get("mypy_lgstate") if isinstance(tool, dict) else None
+        tables = tool if isinstance(tool, dict) else {}
+        misspelled = _misspelled_section(tables, prefix="tool.")
+        if misspelled is not None:
+            _fail(display, misspelled, None, f"unknown section, did you mean [{TOML_SECTION}]?")
+        section = tables.get("mypy_lgstate")
         if section is None:
             return LGStateConfig()
         if not isinstance(section, dict):
             _fail(display, TOML_SECTION, None, "must be a table")
         return _build(display, TOML_SECTION, section, from_ini=False)
     parser = _parse_ini(config_file, display)
+    misspelled = _misspelled_section(
+        {name: dict(parser.items(name)) for name in parser.sections()}, prefix=""
+    )
+    if misspelled is not None:
+        _fail(display, misspelled, None, f"unknown section, did you mean [{INI_SECTION}]?")
     if not parser.has_section(INI_SECTION):
         return LGStateConfig()
     return _build(display, INI_SECTION, dict(parser.items(INI_SECTION)), from_ini=True)
+
+
+def _misspelled_section(sections: dict[str, Any], *, prefix: str) -> str | None:
+    """A section whose name is the plugin's misspelled (``mypy_lgstat``, ``mypy-lgstate``,
+    ``lgstate``), with ``prefix`` (``tool.`` in pyproject.toml): its options would be silently
+    ignored. A ``mypy-...`` section is mypy's own per-module section unless it holds one of the
+    plugin's options."""
+    for name, body in sections.items():
+        if name == INI_SECTION or name == "mypy":
+            continue
+        normalized = name.lower().replace("-", "_")
+        if name.startswith("mypy-") and not (
+            isinstance(body, dict) and any(key in _OPTION_KINDS for key in body)
+        ):
+            continue
+        close = difflib.SequenceMatcher(None, normalized, INI_SECTION).ratio() >= 0.8
+        if close or "lgstat" in normalized:
+            return prefix + name
+    return None
 
 
 def _parse_toml(config_file: str, display: str) -> dict[str, Any]:
@@ -151,8 +181,8 @@ def find_config_file(start: str | None = None) -> str | None:
     """The project's configuration file, found as mypy finds its own from ``start`` (default: the
     current directory) up to the repository root (a directory holding ``.git`` or ``.hg``), except
     that a shared file (pyproject.toml, setup.cfg) counts when it has a section of this plugin's
-    even without a mypy section, and when it cannot be parsed (so that the error is reported
-    instead of the file being passed over). The path is relative when ``start`` is."""
+    even without a mypy section, and when it cannot be parsed or misspells the plugin's section (so
+    that the error is reported instead of the file being passed over). The path is relative when ``start`` is."""
     relative = start is None or not os.path.isabs(start)
     directory = os.path.abspath(start if start is not None else os.curdir)
     while True:
@@ -181,15 +211,20 @@ def _shown(path: str, relative: bool) -> str:
 
 
 def _has_section(path: str, names: tuple[str, ...], *, broken: bool) -> bool:
-    """Whether ``path`` has one of the sections ``names`` (``broken``: when it cannot be parsed)."""
+    """Whether ``path`` has one of the sections ``names`` (``broken``: also when it cannot be
+    parsed, or has the plugin's section misspelled, so that the error is reported)."""
     try:
         if path.lower().endswith(".toml"):
             tool = _parse_toml(path, path).get("tool")
-            return isinstance(tool, dict) and any(name in tool for name in names)
+            tables = tool if isinstance(tool, dict) else {}
+            misspelled = broken and _misspelled_section(tables, prefix="") is not None
+            return misspelled or any(name in tables for name in names)
         parser = _parse_ini(path, path)
     except ConfigError:
         return broken
-    return any(parser.has_section(name) for name in names)
+    sections = {name: dict(parser.items(name)) for name in parser.sections()}
+    misspelled = broken and _misspelled_section(sections, prefix="") is not None
+    return misspelled or any(parser.has_section(name) for name in names)
 
 
 def _build(file: str, section: str, raw: dict[str, Any], *, from_ini: bool) -> LGStateConfig:
@@ -198,7 +233,9 @@ def _build(file: str, section: str, raw: dict[str, Any], *, from_ini: bool) -> L
         kind = _OPTION_KINDS.get(key)
         if kind is None:
             known = ", ".join(sorted(_OPTION_KINDS))
-            _fail(file, section, key, f"unknown option (known options: {known})")
+            meant = closest_name(key, _OPTION_KINDS)
+            guess = f", did you mean {meant}?" if meant is not None else ""
+            _fail(file, section, key, f"unknown option{guess} (known options: {known})")
         if kind is bool:
             values[key] = _as_bool(file, section, key, value, from_ini)
         elif key == "lock_file":
@@ -239,6 +276,17 @@ def _as_names(file: str, section: str, key: str, value: Any) -> tuple[str, ...]:
     return tuple(items)
 
 
+def closest_name(name: str, known: Iterable[str]) -> str | None:
+    """The known name ``name`` most probably misspells: one it starts (``strict`` for
+    ``strict_msgpack``), else the closest by difflib's ratio, if any is close."""
+    candidates = sorted(known)
+    started = [candidate for candidate in candidates if name and candidate.startswith(name)]
+    if len(started) == 1:
+        return started[0]
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def _is_dotted_name(name: str) -> bool:
     return all(part.isidentifier() for part in name.split("."))
 
@@ -249,6 +297,20 @@ def _show(value: Any) -> str:
         return json.dumps(value)
     except (TypeError, ValueError):
         return repr(value)
+
+
+def option_error(config_file: str | None, key: str, problem: str) -> str:
+    """The line that names ``config_file`` (mypy's own, or the command's), the plugin's section in
+    it and option ``key``, for a problem found once the code is read (a ``state_classes`` entry)."""
+    if not config_file:
+        return f"{key}: {problem}"
+    section = TOML_SECTION if config_file.lower().endswith(".toml") else INI_SECTION
+    return f"{_display(config_file)}: [{section}]: {key}: {problem}"
+
+
+def _display(config_file: str) -> str:
+    """The file as messages name it: relative to the current directory, as given."""
+    return os.path.relpath(config_file) if not os.path.isabs(config_file) else config_file
 
 
 def _fail(file: str, section: str, key: str | None, problem: str) -> NoReturn:

@@ -15,7 +15,7 @@ from typing import Final, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.maptype import map_instance_to_supertype
-from mypy.nodes import Expression, TypeInfo, Var
+from mypy.nodes import CallExpr, Expression, OpExpr, RefExpr, TypeInfo, Var
 from mypy.plugin import FunctionContext
 from mypy.subtypes import find_member
 from mypy.types import (
@@ -27,10 +27,11 @@ from mypy.types import (
     TypedDictType,
     TypeType,
     TypeVarType,
+    UnionType,
     get_proper_type,
 )
 
-from mypy_lgstate.routes import discovery, middleware_lists, sites
+from mypy_lgstate.routes import discovery, lists, middleware_lists, sites
 
 AGENT_MIDDLEWARE: Final = "langchain.agents.middleware.types.AgentMiddleware"
 # The channel an agent with a ``response_format=`` keeps the parsed response in.
@@ -55,8 +56,11 @@ class Agent(NamedTuple):
     structured_response: Type | None
 
 
-def create_agent_graph(ctx: FunctionContext, scope: middleware_lists.Scope) -> Agent:
-    """What ``create_agent(state_schema=..., middleware=[...], response_format=...)`` declares."""
+def create_agent_graph(
+    ctx: FunctionContext, scope: lists.Scope, elsewhere: lists.Elsewhere | None = None
+) -> Agent:
+    """What ``create_agent(state_schema=..., middleware=[...], response_format=...)`` declares.
+    ``elsewhere``: what another module recorded of the middleware lists its functions return."""
     assert isinstance(ctx.api, TypeChecker)
     bound = discovery.bound_arguments(ctx)
     base = discovery.given_schema(bound, "state_schema")
@@ -66,7 +70,7 @@ def create_agent_graph(ctx: FunctionContext, scope: middleware_lists.Scope) -> A
     channel_classes = [*states, *defaults]
     nodes: list[sites.Node] = []
     given_middleware, unresolved = middleware_of(
-        bound.get("middleware"), ctx.api, scope, ctx.context.line
+        bound.get("middleware"), ctx.api, scope, ctx.context.line, elsewhere
     )
     for middleware in given_middleware:
         schema = declared_state_schema(middleware)
@@ -78,7 +82,9 @@ def create_agent_graph(ctx: FunctionContext, scope: middleware_lists.Scope) -> A
             channel_classes.append(schema)
         nodes.extend(hook_nodes(middleware))
     response = (
-        structured_response(ctx.default_return_type) if "response_format" in bound else None
+        structured_response(bound["response_format"], ctx.default_return_type)
+        if "response_format" in bound
+        else None
     )
     return Agent(
         list(dict.fromkeys(states)), tuple(dict.fromkeys(channel_classes)), nodes, unresolved, response
@@ -86,7 +92,11 @@ def create_agent_graph(ctx: FunctionContext, scope: middleware_lists.Scope) -> A
 
 
 def middleware_of(
-    argument: tuple[Expression, Type] | None, api: TypeChecker, scope: middleware_lists.Scope, line: int
+    argument: tuple[Expression, Type] | None,
+    api: TypeChecker,
+    scope: lists.Scope,
+    line: int,
+    elsewhere: lists.Elsewhere | None = None,
 ) -> tuple[list[Instance], list[str]]:
     """The middleware passed as ``middleware=`` (each item by its own class: the list's type is
     their join), followed through the list's variables and helpers in this module
@@ -94,7 +104,7 @@ def middleware_of(
     if argument is None:
         return [], []
     expr, typ = argument
-    items = middleware_lists.middleware_items(expr, api, scope, line)
+    items = middleware_lists.middleware_items(expr, api, scope, line, elsewhere)
     types = items.types
     if items.unresolved:
         # What the list's declared type says of the rest (usually the join, AgentMiddleware).
@@ -160,11 +170,15 @@ def hook_nodes(middleware: Instance) -> list[sites.Node]:
     return found
 
 
-def structured_response(agent: Type) -> Type | None:
-    """The type of the ``structured_response`` an agent keeps, from its graph's type
-    (``CompiledStateGraph[AgentState[Model], ...]``: mypy inferred ``Model`` from the
-    ``response_format=`` argument, a class or a ``ToolStrategy(Model)`` / ``ProviderStrategy(Model)``).
-    ``None`` when the response is untyped (a JSON-schema dict)."""
+def structured_response(argument: tuple[Expression, Type], agent: Type) -> Type | None:
+    """The type of the ``structured_response`` an agent keeps: the class the ``response_format=``
+    argument names (``Model``, ``ToolStrategy(Model)``, ``ToolStrategy(A | B)``), read from the
+    argument itself, so that the call's context cannot hide it (``return create_agent(...)`` in a
+    function declared ``-> Any``); else from the graph's type (``CompiledStateGraph[AgentState[Model],
+    ...]``, inferred by mypy). ``None`` when the response is untyped (a JSON-schema dict)."""
+    named = _named_schema(argument[0])
+    if named is not None:
+        return named
     proper = get_proper_type(agent)
     if not isinstance(proper, Instance) or not proper.args:
         return None
@@ -177,6 +191,27 @@ def structured_response(agent: Type) -> Type | None:
     if _is_loose_dict(response):
         return None
     return response
+
+
+def _named_schema(expr: Expression) -> Type | None:
+    """The class (or union of classes) a ``response_format=`` expression names."""
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
+        if expr.callee.fullname in _STRATEGIES and expr.args:
+            return _named_schema(expr.args[0])
+        return None
+    if isinstance(expr, OpExpr) and expr.op == "|":
+        left, right = _named_schema(expr.left), _named_schema(expr.right)
+        return UnionType.make_union([left, right]) if left is not None and right is not None else None
+    if isinstance(expr, RefExpr) and isinstance(expr.node, TypeInfo) and discovery.is_schema(expr.node):
+        return discovery.schema_type(expr.node)
+    return None
+
+
+# The strategies that wrap a response schema (``langchain.agents.structured_output``).
+_STRATEGIES: Final = frozenset(
+    f"langchain.agents.structured_output.{name}"
+    for name in ("ToolStrategy", "ProviderStrategy", "AutoStrategy")
+)
 
 
 def _is_loose_dict(typ: Type) -> bool:

@@ -29,41 +29,46 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
+    ARG_NAMED,
+    ARG_POS,
+    GDEF,
     LDEF,
     AssignmentStmt,
-    Block,
     CallExpr,
     ConditionalExpr,
     Context,
     Decorator,
     DictExpr,
     Expression,
+    ExpressionStmt,
     FakeInfo,
-    ForStmt,
     FuncDef,
-    IfStmt,
+    FuncItem,
     IndexExpr,
-    MatchStmt,
+    MemberExpr,
     MypyFile,
     NameExpr,
+    OperatorAssignmentStmt,
     RefExpr,
     ReturnStmt,
     Statement,
     StrExpr,
-    TryStmt,
     TypeInfo,
     Var,
-    WhileStmt,
-    WithStmt,
+    YieldExpr,
 )
-from mypy.types import AnyType, CallableType, Instance, NoneType, Type, get_proper_type
+from mypy.types import AnyType, CallableType, Instance, NoneType, Type, TypeOfAny, get_proper_type
 
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import sites
+from mypy_lgstate.routes.lists import statements
+
+if TYPE_CHECKING:
+    from mypy_lgstate.cli.coverage import NodeRecord
 
 
 class Body(NamedTuple):
@@ -78,7 +83,10 @@ class Body(NamedTuple):
     schemas: tuple[TypeInfo, ...]
     allowed: frozenset[str] | None
     whole: bool = False  # a functional-API function: its returned value is checkpointed as it is
-    unchecked: Callable[[], None] | None = None  # tells lgstate report when the body does not tell
+    coverage: NodeRecord | None = None  # tells lgstate report whether the body was read
+    # A node-shaped function read in its own module (``shaped_nodes``): whether it is a node is
+    # known where it is registered, so an opaque body is no finding here.
+    shaped: bool = False
 
 
 class Pending:
@@ -92,16 +100,22 @@ class Pending:
 
     def add(self, body: Body) -> None:
         self._by_module.setdefault(body.api.tree.fullname, []).append(body)
+        self.know(body)
+
+    def know(self, body: Body) -> None:
+        """In the daemon, remember ``body`` for the checks of a display mypy rechecks alone."""
         if self._daemon:
             self._known[body.function.fullname] = body
 
-    def finished(self, file: MypyFile) -> list[Body]:
-        """The bodies to read now that ``file`` is checked. In the daemon, a recheck of the
-        module's top level alone registers nodes without this moment following: only the ones
-        registered by the module's current checker are read."""
+    def finished(self, file: MypyFile) -> tuple[list[Body], set[str]]:
+        """The bodies to read now that ``file`` is checked, and the fullnames of every function the
+        module registered as a node. In the daemon, a recheck of the module's top level alone
+        registers nodes without this moment following: only the ones registered by the module's
+        current checker are read."""
         pending = self._by_module.pop(file.fullname, [])
         current = pending[-1].api if pending else None
-        return [body for body in pending if body.api is current and body.api.tree is file]
+        registered = {body.function.fullname for body in pending}
+        return [body for body in pending if body.api is current and body.api.tree is file], registered
 
     def being_checked(self, api: object) -> Body | None:
         """The known node body mypy is checking (the daemon)."""
@@ -152,23 +166,34 @@ def local_function(node: sites.Node, api: TypeChecker) -> FuncDef | None:
 
 
 def _local_definition(node: sites.Node, tree: MypyFile) -> FuncDef | None:
+    defn = definition(node)
+    if defn is None:
+        return None
+    expr = node.expr
+    if isinstance(expr, NameExpr) and expr.kind == LDEF and isinstance(expr.node, (FuncDef, Decorator)):
+        # A function nested in the function being checked: its body is this module's.
+        return defn if defn.body.body else None
+    return _with_body(defn, tree)
+
+
+def definition(node: sites.Node) -> FuncDef | None:
+    """The function definition behind a node, wherever it is defined: the function or method its
+    expression names, the definition of its callable type, or the ``__call__`` of an instance."""
     expr = node.expr
     target = expr.node if isinstance(expr, RefExpr) else None
     if isinstance(target, Decorator):
         target = target.func
     if isinstance(target, FuncDef):
-        if isinstance(expr, NameExpr) and expr.kind == LDEF:
-            return target if target.body.body else None
-        return _with_body(target, tree)
+        return target
     proper = get_proper_type(node.type)
     if isinstance(proper, CallableType) and isinstance(proper.definition, FuncDef):
-        return _with_body(proper.definition, tree)
+        return proper.definition
     if isinstance(proper, Instance):
         call = proper.type.get_method("__call__")
         if isinstance(call, Decorator):
             call = call.func
         if isinstance(call, FuncDef):
-            return _with_body(call, tree)
+            return call
     return None
 
 
@@ -198,13 +223,15 @@ def reporting_in(api: TypeChecker, defn: FuncDef) -> Iterator[None]:
 
 def in_another_module(node: sites.Node, tree: MypyFile) -> bool:
     """Whether the node is a function (or method) defined in another module than ``tree``."""
-    proper = get_proper_type(node.type)
-    defn = proper.definition if isinstance(proper, CallableType) else None
-    if not isinstance(defn, FuncDef):
-        return False
+    defn = definition(node)
+    return defn is not None and module_of(defn) != tree.fullname
+
+
+def module_of(defn: FuncDef) -> str:
+    """The module that defines a function or method."""
     if not isinstance(defn.info, FakeInfo):
-        return defn.info.module_name != tree.fullname
-    return defn.fullname.rpartition(".")[0] != tree.fullname
+        return defn.info.module_name
+    return defn.fullname.rpartition(".")[0]
 
 
 def function_name(defn: FuncDef) -> str:
@@ -213,14 +240,9 @@ def function_name(defn: FuncDef) -> str:
 
 
 def _with_body(defn: FuncDef, tree: MypyFile) -> FuncDef | None:
-    info = defn.info
-    if not isinstance(info, FakeInfo):  # a method
-        here = info.module_name == tree.fullname
-    else:
-        sym = tree.names.get(defn.name)
-        found = sym.node if sym is not None else None
-        here = found is defn or (isinstance(found, Decorator) and found.func is defn)
-    return defn if here and defn.body.body else None
+    """``defn`` when ``tree`` defines it (a function imported by name is another module's: the
+    daemon keeps its body, which the other module reads in its own check)."""
+    return defn if module_of(defn) == tree.fullname and defn.body.body else None
 
 
 class Returned(NamedTuple):
@@ -242,9 +264,28 @@ class Returned(NamedTuple):
 
 
 def returned(defn: FuncDef) -> Returned:
+    """What ``defn`` returns, as far as its body tells; for a generator, what it yields last: LangGraph
+    runs a generator node to its end and writes the last value it yields (its ``return`` value is
+    dropped), so a yield followed by another one in the function's own statements is never written."""
+    body = defn.body.body
+    generator = defn.is_generator or defn.is_async_generator
+    if generator and not _declares_iterator(defn):
+        return Returned([], [], True, [])  # mypy reports the declared type: no guess of ours
+    last_yield = max(
+        (index for index, stmt in enumerate(body) if _yielded(stmt) is not None), default=0
+    )
     returns: list[Expression] = []
-    assignments: list[AssignmentStmt] = []
-    _collect(defn.body.body, returns, assignments)
+    writes: list[Statement] = []  # the statements that may bind or change a local
+    for index, top in enumerate(body):
+        for stmt in statements([top]):
+            if isinstance(stmt, (AssignmentStmt, OperatorAssignmentStmt, ExpressionStmt)):
+                writes.append(stmt)
+            if generator:
+                yielded = _yielded(stmt)
+                if yielded is not None and index >= last_yield:
+                    returns.append(yielded)
+            elif isinstance(stmt, ReturnStmt) and stmt.expr is not None:
+                returns.append(stmt.expr)
     parameters = defn.arguments
     if not isinstance(defn.info, FakeInfo) and not defn.is_static:
         parameters = parameters[1:]  # ``self``: the state is the next one
@@ -263,11 +304,29 @@ def returned(defn: FuncDef) -> Returned:
         elif isinstance(expr, NameExpr) and expr.kind == LDEF and isinstance(expr.node, Var):
             var = expr.node
             if var not in locals_seen:
-                locals_seen[var] = _bound_displays(var, assignments, displays, items)
+                locals_seen[var] = _bound_displays(var, writes, displays, items)
             opaque = opaque or not locals_seen[var]
         else:
             opaque = True
     return Returned(displays, items, opaque, list(_alternatives(returns)))
+
+
+def _declares_iterator(defn: FuncDef) -> bool:
+    """Whether a generator function's declared return type is an iterator (or none at all)."""
+    signature = defn.type
+    if not isinstance(signature, CallableType):
+        return True
+    ret = get_proper_type(signature.ret_type)
+    if isinstance(ret, AnyType):
+        return ret.type_of_any == TypeOfAny.unannotated
+    return sites.is_iterator(ret)
+
+
+def _yielded(stmt: Statement) -> Expression | None:
+    """The value of a ``yield`` statement."""
+    if isinstance(stmt, ExpressionStmt) and isinstance(stmt.expr, YieldExpr):
+        return stmt.expr.expr
+    return None
 
 
 def returned_display(function: FuncDef, display: Context) -> Returned | None:
@@ -315,66 +374,86 @@ def _is_command(callee: Expression) -> bool:
 
 def _bound_displays(
     var: Var,
-    assignments: list[AssignmentStmt],
+    writes: list[Statement],
     displays: list[DictExpr],
     items: list[tuple[StrExpr, Expression]],
 ) -> bool:
-    """Add the displays bound to ``var`` and its ``var["key"] = value`` items; ``False`` when
-    something else is bound to it too."""
+    """Add the displays bound to ``var`` and what its statements add to it (``var["key"] = value``,
+    ``var.update({...})`` or ``var.update(key=value)``, ``var |= {...}``, ``var.setdefault("key",
+    value)``); ``False`` when something else is bound to it or added to it too."""
     only_displays = True
     bound = False
-    for stmt in assignments:
-        for lvalue in stmt.lvalues:
-            if isinstance(lvalue, NameExpr) and lvalue.node is var:
-                if isinstance(stmt.rvalue, DictExpr):
-                    displays.append(stmt.rvalue)
-                    bound = True
-                else:
-                    only_displays = False
-            elif (
-                isinstance(lvalue, IndexExpr)
-                and isinstance(lvalue.base, NameExpr)
-                and lvalue.base.node is var
+    for stmt in writes:
+        if isinstance(stmt, AssignmentStmt):
+            for lvalue in stmt.lvalues:
+                if _is(lvalue, var):
+                    if isinstance(stmt.rvalue, DictExpr):
+                        displays.append(stmt.rvalue)
+                        bound = True
+                    else:
+                        only_displays = False
+                elif isinstance(lvalue, IndexExpr) and _is(lvalue.base, var):
+                    if isinstance(lvalue.index, StrExpr):
+                        items.append((lvalue.index, stmt.rvalue))
+                    else:
+                        only_displays = False
+        elif isinstance(stmt, OperatorAssignmentStmt) and _is(stmt.lvalue, var):
+            if stmt.op == "|" and isinstance(stmt.rvalue, DictExpr):
+                displays.append(stmt.rvalue)
+            else:
+                only_displays = False
+        elif isinstance(stmt, ExpressionStmt):
+            call = stmt.expr
+            if not (
+                isinstance(call, CallExpr)
+                and isinstance(call.callee, MemberExpr)
+                and _is(call.callee.expr, var)
             ):
-                if isinstance(lvalue.index, StrExpr):
-                    items.append((lvalue.index, stmt.rvalue))
+                continue
+            method = call.callee.name
+            if method == "update":
+                for arg, kind, name in zip(call.args, call.arg_kinds, call.arg_names):
+                    if kind == ARG_NAMED and name is not None:
+                        key = StrExpr(name)
+                        key.set_line(arg)
+                        items.append((key, arg))
+                    elif kind == ARG_POS and isinstance(arg, DictExpr):
+                        displays.append(arg)
+                    else:
+                        only_displays = False
+            elif method == "setdefault" and len(call.args) == 2:
+                first, value = call.args
+                if isinstance(first, StrExpr):
+                    items.append((first, value))
                 else:
                     only_displays = False
     return bound and only_displays
 
 
-def _collect(
-    body: list[Statement], returns: list[Expression], assignments: list[AssignmentStmt]
-) -> None:
-    """The ``return`` values and assignments of a function's own statements (not of the functions,
-    lambdas and classes it defines)."""
-    for stmt in body:
-        if isinstance(stmt, ReturnStmt):
-            if stmt.expr is not None:
-                returns.append(stmt.expr)
-        elif isinstance(stmt, AssignmentStmt):
-            assignments.append(stmt)
-        elif isinstance(stmt, IfStmt):
-            for block in stmt.body:
-                _collect(block.body, returns, assignments)
-            if stmt.else_body is not None:
-                _collect(stmt.else_body.body, returns, assignments)
-        elif isinstance(stmt, (ForStmt, WhileStmt)):
-            _collect(stmt.body.body, returns, assignments)
-            if stmt.else_body is not None:
-                _collect(stmt.else_body.body, returns, assignments)
-        elif isinstance(stmt, WithStmt):
-            _collect(stmt.body.body, returns, assignments)
-        elif isinstance(stmt, TryStmt):
-            blocks: list[Block | None] = [stmt.body, *stmt.handlers, stmt.else_body, stmt.finally_body]
-            for part in blocks:
-                if part is not None:
-                    _collect(part.body, returns, assignments)
-        elif isinstance(stmt, MatchStmt):
-            for block in stmt.bodies:
-                _collect(block.body, returns, assignments)
-        elif isinstance(stmt, Block):
-            _collect(stmt.body, returns, assignments)
+def local_displays(expr: Expression, scope: FuncItem | MypyFile, before: int) -> list[DictExpr] | None:
+    """The dict displays a variable passed at a write site holds (``update = {...}; update["k"] = v;
+    Command(update=update)``), read from the statements of its scope before the call, each item to
+    be checked by its own inferred type (a ``var["k"] = v`` item as a display of its own); ``None``
+    when something else is bound to it, or it is not a variable of ``scope``."""
+    if not (isinstance(expr, NameExpr) and isinstance(expr.node, Var)):
+        return None
+    if expr.kind != (GDEF if isinstance(scope, MypyFile) else LDEF):
+        return None
+    body = scope.defs if isinstance(scope, MypyFile) else scope.body.body
+    writes = [stmt for stmt in statements(body) if stmt.line < before]
+    displays: list[DictExpr] = []
+    items: list[tuple[StrExpr, Expression]] = []
+    if not _bound_displays(expr.node, writes, displays, items):
+        return None
+    for key, value in items:
+        display = DictExpr([(key, value)])
+        display.set_line(value)
+        displays.append(display)
+    return displays
+
+
+def _is(expr: Expression, var: Var) -> bool:
+    return isinstance(expr, NameExpr) and expr.node is var
 
 
 def values(returned: Returned, root: str, api: TypeChecker) -> Iterator[sites.Value]:

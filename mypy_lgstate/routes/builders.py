@@ -31,6 +31,7 @@ from mypy.nodes import (
     ClassDef,
     Context,
     Decorator,
+    DictExpr,
     Expression,
     ExpressionStmt,
     ForStmt,
@@ -56,12 +57,12 @@ from mypy.nodes import (
     WithStmt,
 )
 from mypy.plugin import MethodContext
-from mypy.typeops import bind_self
-from mypy.types import FunctionLike, Instance, Type, get_proper_type
+from mypy.typeops import bind_self, function_type
+from mypy.types import AnyType, CallableType, FunctionLike, Instance, Type, get_proper_type
 from mypy.typevars import fill_typevars
 
-from mypy_lgstate.routes import discovery, factories, sites
-from mypy_lgstate.routes.middleware_lists import statements
+from mypy_lgstate.routes import discovery, factories, lists, sites
+from mypy_lgstate.routes.lists import statements
 
 # Builder methods that add a class to the graph's channels.
 ADDING_METHODS: Final = frozenset({"add_node", "add_conditional_edges", "add_sequence"})
@@ -80,8 +81,9 @@ class Added(NamedTuple):
 def added_by_add_node(ctx: MethodContext, scope: Scope, graph: Sequence[TypeInfo]) -> Added:
     """``add_node("name", fn)`` or ``add_node(fn)``: the node, and its ``input_schema=`` class, else
     the class of its first parameter (LangGraph infers the node's input schema from it)."""
+    assert isinstance(ctx.api, TypeChecker)
     bound = discovery.bound_arguments(ctx)
-    nodes = _nodes_of_add_node(bound)
+    nodes = _nodes_of_add_node(bound, ctx.api, scope)
     schema = discovery.given_schema(bound, "input_schema")
     if schema is None and nodes:
         inferred = input_class(nodes[0], scope)
@@ -119,16 +121,167 @@ def input_class(node: sites.Node, scope: Scope) -> TypeInfo | None:
     return discovery.first_parameter_schema(declared if declared is not None else node.type)
 
 
-def _nodes_of_add_node(bound: discovery.BoundArguments) -> list[sites.Node]:
-    """``add_node("name", fn)`` or ``add_node(fn)``."""
+def _nodes_of_add_node(
+    bound: discovery.BoundArguments, api: TypeChecker, scope: Scope
+) -> list[sites.Node]:
+    """``add_node("name", fn)`` or ``add_node(fn)``; in a registration loop (``for name, fn in
+    [...]: builder.add_node(name, fn)``), each function the loop goes through."""
     node_arg = bound.get("node")
     action_arg = bound.get("action")
     if node_arg is None:
         return []
-    if action_arg is not None:
-        label = node_arg[0].value if isinstance(node_arg[0], StrExpr) else _expr_name(action_arg[0])
-        return [sites.Node(label, action_arg[1], action_arg[0])]
-    return [sites.Node(_expr_name(node_arg[0]), node_arg[1], node_arg[0])]
+    name, (action, action_type) = node_arg[0], action_arg or node_arg
+    looped = _loop_items(name if action_arg is not None else None, action, scope)
+    if looped is not None:
+        found = []
+        for label, fn in looped:
+            declared = declared_callable(fn, scope)
+            if declared is None and isinstance(fn, RefExpr) and isinstance(fn.node, FuncDef):
+                # An unannotated function: its implicit signature, so that it is listed unchecked.
+                declared = function_type(fn.node, api.named_type("builtins.function"))
+            if declared is not None:
+                found.append(registered_node(label, fn, declared, api))
+        return found
+    label = name.value if isinstance(name, StrExpr) and action_arg is not None else _expr_name(action)
+    return [registered_node(label, action, action_type, api)]
+
+
+def _loop_items(
+    name: Expression | None, action: Expression, scope: Scope
+) -> list[tuple[str, Expression]] | None:
+    """``(label, function)`` for each item of the display a ``for`` loop of ``scope`` goes through,
+    when ``action`` is that loop's variable: ``for fn in (a, b)``, ``for name, fn in [("a", a),
+    ...]``, ``for name, fn in {"a": a}.items()`` (or a variable of this scope bound to the display)."""
+    if not (isinstance(action, NameExpr) and isinstance(action.node, Var)):
+        return None
+    for stmt in statements(scope.defs if isinstance(scope, MypyFile) else scope.body.body):
+        if not (isinstance(stmt, ForStmt) and stmt.line <= action.line <= _last_line(stmt.body)):
+            continue
+        targets = stmt.index.items if isinstance(stmt.index, TupleExpr) else [stmt.index]
+        slot = next(
+            (i for i, t in enumerate(targets) if isinstance(t, NameExpr) and t.node is action.node),
+            None,
+        )
+        if slot is None:
+            continue
+        named = next(
+            (
+                i
+                for i, t in enumerate(targets)
+                if isinstance(t, NameExpr) and isinstance(name, NameExpr) and t.node is name.node
+            ),
+            None,
+        )
+        found = []
+        for item in _iterated(stmt.expr, scope):
+            parts = item.items if isinstance(item, TupleExpr) else [item]
+            if len(parts) != len(targets):
+                return None
+            fn = parts[slot]
+            label = parts[named] if named is not None else None
+            found.append((label.value if isinstance(label, StrExpr) else _expr_name(fn), fn))
+        return found or None
+    return None
+
+
+def _last_line(block: Block) -> int:
+    if block.end_line is not None:
+        return block.end_line
+    return max((stmt.end_line or stmt.line for stmt in block.body), default=block.line)
+
+
+def _iterated(expr: Expression, scope: Scope) -> list[Expression]:
+    """The items of a display a loop goes through; a dict's ``.items()`` as ``(key, value)``."""
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr) and expr.callee.name == "items":
+        mapping = expr.callee.expr
+        if isinstance(mapping, NameExpr):
+            mapping = _assigned(mapping, scope, (DictExpr,)) or mapping
+        if isinstance(mapping, DictExpr):
+            return [TupleExpr([key, value]) for key, value in mapping.items if key is not None]
+        return []
+    if isinstance(expr, NameExpr):
+        expr = _assigned_display(expr, scope) or expr
+    return list(expr.items) if isinstance(expr, (ListExpr, TupleExpr)) else []
+
+
+def registered_node(label: str, expr: Expression, typ: Type, api: TypeChecker) -> sites.Node:
+    """The node ``expr`` registers. A wrapper whose result says nothing of what the node writes
+    (typed ``Any``, or a callable returning ``Any``), applied to one function in the call
+    (``traced("deploy", _deploy)``) or as its decorator (``@traced``), runs that function: the
+    function is the node, with its own declared signature."""
+    unwrapped = unwrapped_callable(expr)
+    if unwrapped is None or not _says_nothing(typ):
+        return sites.Node(label, typ, expr)
+    function, wrapper = unwrapped
+    declared = api.lookup_type_or_none(function) if isinstance(expr, CallExpr) else None
+    if declared is None:
+        declared = declared_callable(function, api.tree)
+    if declared is None:
+        return sites.Node(label, typ, expr)
+    return sites.Node(_expr_name(function) if label == "<node>" else label, declared, function, wrapper)
+
+
+def unwrapped_callable(expr: Expression) -> tuple[RefExpr, str] | None:
+    """The function a wrapper call or a decorator applies to, with the wrapper's name: the one
+    function named among the call's arguments (wrapper calls nest), or a decorated function."""
+    if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
+        functions: list[RefExpr] = []
+        for arg in expr.args:
+            if isinstance(arg, RefExpr) and isinstance(arg.node, (FuncDef, Decorator)):
+                functions.append(arg)
+            else:
+                inner = unwrapped_callable(arg)
+                if inner is not None:
+                    functions.append(inner[0])
+        if len(functions) == 1:
+            return functions[0], _ref_name(expr.callee)
+        return None
+    if isinstance(expr, RefExpr) and isinstance(expr.node, Decorator) and expr.node.decorators:
+        decorator = expr.node.decorators[0]
+        if isinstance(decorator, CallExpr):
+            decorator = decorator.callee
+        return expr, _ref_name(decorator) if isinstance(decorator, RefExpr) else "a decorator"
+    return None
+
+
+def _ref_name(expr: RefExpr) -> str:
+    return expr.name if isinstance(expr, (NameExpr, MemberExpr)) else expr.fullname
+
+
+def declared_unwrapped(expr: Expression) -> Expression:
+    """What a node expression runs, read from declarations alone (the scan of a scope's builder
+    calls): the function a wrapper or decorator applies to, when the wrapper's declared return type
+    says nothing of it (``registered_node``); else the expression itself."""
+    unwrapped = unwrapped_callable(expr)
+    if unwrapped is None:
+        return expr
+    wrapper: Expression | None = None
+    if isinstance(expr, CallExpr):
+        wrapper = expr.callee
+    elif isinstance(expr, RefExpr) and isinstance(expr.node, Decorator):
+        wrapper = expr.node.decorators[0]
+        if isinstance(wrapper, CallExpr):
+            wrapper = wrapper.callee
+    node = wrapper.node if isinstance(wrapper, RefExpr) else None
+    if isinstance(node, Decorator):
+        node = node.func
+    if not isinstance(node, FuncDef):
+        return expr
+    signature = get_proper_type(node.type) if node.type is not None else None
+    if signature is None or (
+        isinstance(signature, CallableType) and _says_nothing(signature.ret_type)
+    ):
+        return unwrapped[0]
+    return expr
+
+
+def _says_nothing(typ: Type) -> bool:
+    """Whether a wrapper's result type tells nothing of what the node writes: ``Any``, or a
+    callable whose return type is ``Any``."""
+    proper = get_proper_type(typ)
+    if isinstance(proper, AnyType):
+        return True
+    return isinstance(proper, CallableType) and isinstance(get_proper_type(proper.ret_type), AnyType)
 
 
 def _nodes_of_add_sequence(ctx: MethodContext, scope: Scope) -> list[sites.Node]:
@@ -139,16 +292,15 @@ def _nodes_of_add_sequence(ctx: MethodContext, scope: Scope) -> list[sites.Node]
     nodes_arg = discovery.bound_arguments(ctx).get("nodes")
     if nodes_arg is None:
         return []
-    in_call = isinstance(nodes_arg[0], (ListExpr, TupleExpr))
     found: list[sites.Node] = []
-    for label_expr, fn in sequence_items(nodes_arg[0], scope):
-        label = label_expr.value if isinstance(label_expr, StrExpr) else _expr_name(fn)
-        if in_call:
-            fn_type = ctx.api.lookup_type_or_none(fn)
+    for item in sequence_items(nodes_arg[0], scope, ctx.api.tree):
+        label = item.label.value if isinstance(item.label, StrExpr) else _expr_name(item.fn)
+        if item.in_call:
+            fn_type = ctx.api.lookup_type_or_none(item.fn)
         else:
-            fn_type = declared_callable(fn, scope)
+            fn_type = declared_callable(item.fn, scope)
         if fn_type is not None:
-            found.append(sites.Node(label, fn_type, fn))
+            found.append(registered_node(label, item.fn, fn_type, ctx.api))
     return found
 
 
@@ -174,7 +326,7 @@ def receiver_name(expr: Expression) -> str | None:
     return None
 
 
-def scope_classes(scope: Scope) -> dict[str, list[TypeInfo]]:
+def scope_classes(scope: Scope, tree: MypyFile) -> dict[str, list[TypeInfo]]:
     """For each builder in ``scope``, the classes its ``add_node`` / ``add_conditional_edges`` /
     ``add_sequence`` calls add to the graph (input schemas, first-parameter classes)."""
     body = scope.defs if isinstance(scope, MypyFile) else scope.body.body
@@ -185,7 +337,7 @@ def scope_classes(scope: Scope) -> dict[str, list[TypeInfo]]:
         if name is None:
             continue
         classes = found.setdefault(name, [])
-        for info in _classes_added(call, method, scope):
+        for info in _classes_added(call, method, scope, tree):
             if info not in classes:
                 classes.append(info)
     return found
@@ -206,7 +358,7 @@ class BuilderClasses:
         self,
         call: Context,
         scope: Scope,
-        module: str,
+        tree: MypyFile,
         graph: Sequence[TypeInfo],
         added: Sequence[TypeInfo],
     ) -> tuple[TypeInfo, ...]:
@@ -218,10 +370,10 @@ class BuilderClasses:
         receiver = receiver_name(callee.expr) if isinstance(callee, MemberExpr) else None
         scanned: list[TypeInfo] = []
         if receiver is not None:
-            key = (module, scope.fullname, scope.line)
+            key = (tree.fullname, scope.fullname, scope.line)
             by_builder = self._scopes.get(key)
             if by_builder is None:
-                by_builder = self._scopes[key] = scope_classes(scope)
+                by_builder = self._scopes[key] = scope_classes(scope, tree)
             scanned = by_builder.get(receiver, [])
         return tuple(dict.fromkeys((*graph, *added, *scanned)))
 
@@ -261,7 +413,9 @@ def _chain(expr: Expression) -> Iterator[tuple[CallExpr, str]]:
         expr = expr.callee.expr
 
 
-def _classes_added(call: CallExpr, method: str, scope: Scope) -> Iterator[TypeInfo]:
+def _classes_added(
+    call: CallExpr, method: str, scope: Scope, tree: MypyFile
+) -> Iterator[TypeInfo]:
     arguments = call_arguments(call, _POSITIONAL[method])
     if method == "add_node":
         schema = arguments.get("input_schema")
@@ -271,13 +425,15 @@ def _classes_added(call: CallExpr, method: str, scope: Scope) -> Iterator[TypeIn
                 yield info
             return
         action = node_callable(arguments)
-        callables = [action] if action is not None else []
+        callables = [declared_unwrapped(action)] if action is not None else []
     elif method == "add_conditional_edges":
         path = arguments.get("path")
         callables = [path] if path is not None else []
     else:
         nodes = arguments.get("nodes")
-        callables = [fn for _, fn in sequence_items(nodes, scope)] if nodes is not None else []
+        callables = (
+            [item.fn for item in sequence_items(nodes, scope, tree)] if nodes is not None else []
+        )
     for expr in callables:
         typ = declared_callable(expr, scope)
         info = discovery.first_parameter_schema(typ) if typ is not None else None
@@ -317,32 +473,42 @@ def node_callable(arguments: dict[str, Expression]) -> Expression | None:
     return action
 
 
-def sequence_items(
-    nodes: Expression, scope: Scope
-) -> list[tuple[Expression | None, Expression]]:
-    """The ``(name, callable)`` items of an ``add_sequence`` argument: a list or tuple display, or a
-    variable assigned one in the same scope (name ``None`` when the item is the callable alone)."""
-    if isinstance(nodes, NameExpr):
-        nodes = _assigned_display(nodes, scope) or nodes
-    if not isinstance(nodes, (ListExpr, TupleExpr)):
-        return []
-    items: list[tuple[Expression | None, Expression]] = []
-    for item in nodes.items:
-        if isinstance(item, TupleExpr) and len(item.items) == 2:
-            items.append((item.items[0], item.items[1]))
+class SequenceItem(NamedTuple):
+    label: Expression | None  # the name in a ``("name", fn)`` item
+    fn: Expression
+    in_call: bool  # written in the call itself (its type is the one mypy has just inferred)
+
+
+def sequence_items(nodes: Expression, scope: Scope, tree: MypyFile) -> list[SequenceItem]:
+    """The items of an ``add_sequence`` argument, followed through the module (``lists``: a display,
+    a variable with what is appended to it, ...)."""
+    items: list[SequenceItem] = []
+    for item in lists.listed(nodes, tree, scope, nodes.line, "the sequence").items:
+        expr = item.expr
+        if isinstance(expr, TupleExpr) and len(expr.items) == 2:
+            items.append(SequenceItem(expr.items[0], expr.items[1], item.in_call))
         else:
-            items.append((None, item))
+            items.append(SequenceItem(None, expr, item.in_call))
     return items
 
 
 def _assigned_display(name: NameExpr, scope: Scope) -> ListExpr | TupleExpr | None:
     """The last list or tuple display assigned to ``name`` in ``scope``'s own statements."""
+    found = _assigned(name, scope, (ListExpr, TupleExpr))
+    assert found is None or isinstance(found, (ListExpr, TupleExpr))
+    return found
+
+
+def _assigned(
+    name: NameExpr, scope: Scope, kinds: tuple[type[Expression], ...]
+) -> Expression | None:
+    """The last display of one of ``kinds`` assigned to ``name`` in ``scope``'s own statements."""
     body = scope.defs if isinstance(scope, MypyFile) else scope.body.body
-    found: ListExpr | TupleExpr | None = None
+    found: Expression | None = None
     for stmt in body:
         if (
             isinstance(stmt, AssignmentStmt)
-            and isinstance(stmt.rvalue, (ListExpr, TupleExpr))
+            and isinstance(stmt.rvalue, kinds)
             and any(isinstance(lv, NameExpr) and lv.name == name.name for lv in stmt.lvalues)
         ):
             found = stmt.rvalue
@@ -401,7 +567,7 @@ def node_graph_classes(tree: MypyFile) -> dict[str, tuple[TypeInfo, ...]]:
     for scope in _module_scopes(tree):
         body = scope.defs if isinstance(scope, MypyFile) else scope.body.body
         declared = _declared_builders(body, tree, scope)
-        added = scope_classes(scope)
+        added = scope_classes(scope, tree)
         for call, method in _builder_calls(body):
             assert isinstance(call.callee, MemberExpr)
             receiver = receiver_name(call.callee.expr)

@@ -39,6 +39,7 @@ from mypy.types import (
 )
 
 from mypy_lgstate.core import rules
+from mypy_lgstate.core.config import closest_name
 
 STATE_GRAPH: Final = "langgraph.graph.state.StateGraph"
 RUNNABLE: Final = "langchain_core.runnables.base.Runnable"
@@ -193,6 +194,21 @@ def configured_schemas(file: MypyFile, names: list[str]) -> list[TypeInfo]:
         for sym in map(file.names.get, names)
         if sym is not None and isinstance(sym.node, TypeInfo) and is_schema(sym.node)
     ]
+
+
+def configured_problem(file: MypyFile, name: str) -> str | None:
+    """What is wrong with the ``state_classes`` entry for class ``name`` of ``file``: it names no
+    class of the module (the closest one is suggested), or a class that is not a schema."""
+    sym = file.names.get(name)
+    entry = f"{file.fullname}.{name}"
+    if sym is not None and isinstance(sym.node, TypeInfo):
+        if is_schema(sym.node):
+            return None
+        return f'"{entry}" is not a TypedDict, a pydantic model or a dataclass, so it is not graph state'
+    classes = [key for key, found in file.names.items() if isinstance(found.node, TypeInfo)]
+    meant = closest_name(name, classes)
+    guess = f", did you mean {file.fullname}.{meant}?" if meant is not None else ""
+    return f'"{entry}" names no class of module {file.fullname}{guess}'
 
 
 def checker_of(file: MypyFile, modules: object) -> TypeChecker | None:

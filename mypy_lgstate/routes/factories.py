@@ -48,7 +48,7 @@ from mypy.plugin import FunctionContext
 from mypy.types import CallableType, Instance, get_proper_type
 
 from mypy_lgstate.routes import discovery
-from mypy_lgstate.routes.middleware_lists import statements
+from mypy_lgstate.routes.lists import statements
 
 Scope = FuncItem | MypyFile
 PREGEL: Final = "langgraph.pregel.main.Pregel"  # what a compiled graph is

@@ -63,7 +63,13 @@ def returns_loose(function: FuncDef) -> bool:
     if not isinstance(function.type, CallableType) or not function.body.body:
         return False
     returned = sites.node_return_type(function.type)
-    return returned is not None and bodies.is_loose(returned)
+    if returned is None:
+        return False
+    proper = get_proper_type(returned)
+    if isinstance(proper, Instance) and proper.type.fullname == ENTRYPOINT_FINAL:
+        # ``entrypoint.final[R, S]``: the value returned and the value saved, each may be loose.
+        return any(bodies.is_loose(half) for half in proper.args)
+    return bodies.is_loose(returned)
 
 
 def returned_values(
@@ -77,9 +83,11 @@ def returned_values(
         if not (isinstance(proper, Instance) and proper.type.fullname == ENTRYPOINT_FINAL):
             yield from sites.values_of(expr, root, api)
         elif isinstance(expr, CallExpr):
+            positional = iter(("value", "save"))
             for name, arg in zip(expr.arg_names, expr.args):
-                if name in ("value", "save"):
-                    yield from sites.values_of(arg, f"{root}.{name}", api)
+                half = name if name is not None else next(positional, None)
+                if half in ("value", "save"):
+                    yield from sites.values_of(arg, f"{root}.{half}", api)
 
 
 def task_values(function: FuncDef) -> list[tuple[str, Type]]:

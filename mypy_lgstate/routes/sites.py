@@ -29,6 +29,7 @@ from mypy.nodes import (
     FuncItem,
     ListComprehension,
     ListExpr,
+    MypyFile,
     RefExpr,
     SetComprehension,
     SetExpr,
@@ -38,6 +39,7 @@ from mypy.nodes import (
     TypeInfo,
 )
 from mypy.join import join_type_list
+from mypy.server.subexpr import get_subexpressions
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.subtypes import find_member
 from mypy.typeops import make_simplified_union
@@ -79,6 +81,9 @@ class Node(NamedTuple):
     name: str
     type: Type
     expr: Expression | None = None
+    # The wrapper it is registered through (``add_node("n", traced(fn))``, ``@traced``), whose
+    # result says nothing of what the node writes: the node is the function it wraps.
+    through: str | None = None
 
 
 def node_return_type(node_type: Type) -> Type | None:
@@ -98,7 +103,26 @@ def node_return_type(node_type: Type) -> Type | None:
         proper = get_proper_type(call)
     if not isinstance(proper, CallableType) or proper.is_type_obj():
         return None
-    return _unwrap_awaitable(proper.ret_type)
+    return _unwrap_iterator(_unwrap_awaitable(proper.ret_type))
+
+
+# A generator node writes the last value it yields (``Iterator[Update]``, ``AsyncIterator[Update]``).
+_ITERATORS: Final = frozenset(
+    {
+        "typing.Iterator", "typing.Iterable", "typing.Generator",
+        "typing.AsyncIterator", "typing.AsyncIterable", "typing.AsyncGenerator",
+    }
+)
+
+
+def is_iterator(typ: Type) -> bool:
+    proper = get_proper_type(typ)
+    return isinstance(proper, Instance) and proper.type.fullname in _ITERATORS and bool(proper.args)
+
+
+def _unwrap_iterator(ret: Type) -> Type:
+    proper = get_proper_type(ret)
+    return proper.args[0] if is_iterator(proper) and isinstance(proper, Instance) else ret
 
 
 def _unwrap_awaitable(ret: Type) -> Type:
@@ -361,6 +385,27 @@ def _typed(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
     typ = api.lookup_type_or_none(expr)
     if typ is not None:
         yield Value(path, expr, typ)
+
+
+# ``Send`` imported from its deprecated home: the module's ``__getattr__`` returns it, so mypy types it
+# as Any and calls no plugin hook for it.
+DEPRECATED_SEND: Final = "langgraph.constants.Send"
+
+
+def deprecated_sends(file: MypyFile) -> list[Expression]:
+    """The payloads of the ``Send(node, arg)`` calls of a module that imports ``Send`` from
+    ``langgraph.constants``, read from its syntax once the module is checked."""
+    found = []
+    for expr in get_subexpressions(file):
+        if (
+            isinstance(expr, CallExpr)
+            and isinstance(expr.callee, RefExpr)
+            and expr.callee.fullname == DEPRECATED_SEND
+        ):
+            for index, (arg, name) in enumerate(zip(expr.args, expr.arg_names)):
+                if name == "arg" or (name is None and index == 1):
+                    found.append(arg)
+    return found
 
 
 def call_values(

@@ -9,14 +9,27 @@ What LangGraph hands a checkpointer, and what each part is checked as:
   ``interrupt()`` values and resume values by what they are.
 - ``put``: the channels of a new checkpoint that changed (``new_versions``), each as a whole
   channel value; the ``__start__`` channel holds the graph's input.
+
+A value is blamed on the task that put it into state: a node that writes back what it read, a
+subgraph's input and what the subgraph writes back are the same object as the first write, found
+in the thread's namespace or its parents' (a subgraph runs in ``parent_node:task_id``).
+
+What the saver's own loads tell: LangGraph's serializer emits an event when it does not rebuild a
+class it stored (strict msgpack blocks a class missing from its allowlist, or a method it does not
+call); a load of this saver that meets one raises, since the graph would go on with raw data.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Sequence
+import dataclasses
+import enum
+import sys
+from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from inspect import signature
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
@@ -30,9 +43,16 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.types import Interrupt, Send
 
 from mypy_lgstate.core.config import ConfigError, load_config
-from mypy_lgstate.core.messages import key_part
+from mypy_lgstate.core.messages import allowlist_what_fix, key_part, problem_message
 from mypy_lgstate.runtime.project import find_config_file
-from mypy_lgstate.runtime.values import CheckpointValueError, Finding, Problem, ValueChecker
+from mypy_lgstate.runtime.values import (
+    ALLOWLIST,
+    LOSSY,
+    CheckpointValueError,
+    Finding,
+    Problem,
+    ValueChecker,
+)
 
 # LangGraph's reserved channel and task names (langgraph._internal._constants, a private module).
 _START: Final = "__start__"
@@ -47,12 +67,33 @@ _BOOKKEEPING: Final = frozenset({"__error__", "__error_source_node__", "__no_wri
 # Functional API: what a @task or an @entrypoint returns.
 _RESULTS: Final = frozenset({"__return__", "__end__"})
 
+# A subgraph's namespace is its parent's, then "|", then "node:task_id" (langgraph's NS_SEP, NS_END).
+_NS_SEP: Final = "|"
+_NS_END: Final = ":"
+# Values whose identity tells nothing of who wrote them (equal ones may be one object), and which
+# are never reported.
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+
 _Thread = tuple[str, str]  # (thread_id, checkpoint_ns)
 
 
 def _thread(config: RunnableConfig) -> _Thread:
     configurable = config.get("configurable") or {}
     return (str(configurable.get("thread_id", "")), str(configurable.get("checkpoint_ns", "")))
+
+
+def _parent(namespace: str) -> str:
+    return namespace.rpartition(_NS_SEP)[0]
+
+
+def _subgraph_node(namespace: str) -> str:
+    """The parent's node that runs the subgraph of ``namespace``."""
+    return namespace.rpartition(_NS_SEP)[2].partition(_NS_END)[0]
+
+
+class _Written(NamedTuple):
+    writer: str  # the task that put ``value`` into state
+    value: object
 
 
 class CheckedSaver(BaseCheckpointSaver[Any]):
@@ -83,11 +124,12 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             "pickle_fallback": pickle_fallback,
         }
         self.checker = ValueChecker(**self.options)
+        _listen_to_serde_events()
         # LangGraph passes task_path only to savers whose put_writes takes it.
         self._put_writes_takes_path = "task_path" in signature(saver.put_writes).parameters
         self._aput_writes_takes_path = "task_path" in signature(saver.aput_writes).parameters
-        # Who wrote each channel last, per thread: the node a put() problem is blamed on.
-        self._writers: dict[_Thread, dict[str, str]] = {}
+        # Who wrote each channel last, and what, per thread: the node a put() problem is blamed on.
+        self._writers: dict[_Thread, dict[str, _Written]] = {}
         # The targets of the Sends in each thread's latest checkpoint, by their index.
         self._sends: dict[_Thread, tuple[str, list[str]]] = {}
 
@@ -146,8 +188,12 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
     def get_next_version(self, current: Any, channel: None) -> Any:
         return self.saver.get_next_version(current, channel)
 
+    # Loaded through the serializer: what it did not rebuild raises (``_loading``).
+
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        return self.saver.get_tuple(config)
+        __tracebackhide__ = True  # pytest: the failure is the stored value, not this frame
+        with _loading(config):
+            return self.saver.get_tuple(config)
 
     def list(
         self,
@@ -157,7 +203,13 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         before: RunnableConfig | None = None,
         limit: int | None = None,
     ) -> Iterator[CheckpointTuple]:
-        return self.saver.list(config, filter=filter, before=before, limit=limit)
+        found = self.saver.list(config, filter=filter, before=before, limit=limit)
+        while True:
+            with _loading(config):
+                item = next(found, None)
+            if item is None:
+                return
+            yield item
 
     def delete_thread(self, thread_id: str) -> None:
         self.saver.delete_thread(thread_id)
@@ -175,7 +227,9 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         return self.saver.get_delta_channel_history(*args, **kwargs)
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
-        return await self.saver.aget_tuple(config)
+        __tracebackhide__ = True  # pytest: the failure is the stored value, not this frame
+        with _loading(config):
+            return await self.saver.aget_tuple(config)
 
     async def alist(
         self,
@@ -185,8 +239,13 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         before: RunnableConfig | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
-        async for found in self.saver.alist(config, filter=filter, before=before, limit=limit):
-            yield found
+        found = self.saver.alist(config, filter=filter, before=before, limit=limit)
+        while True:
+            with _loading(config):
+                item = await anext(found, None)
+            if item is None:
+                return
+            yield item
 
     async def adelete_thread(self, thread_id: str) -> None:
         await self.saver.adelete_thread(thread_id)
@@ -272,21 +331,67 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             if channel not in values or channel in _BOOKKEEPING:
                 continue
             value = values[channel]
+            written = writers.get(channel)
+            node = written.writer if written is not None else None
             if channel == _START:
-                self._raise_for(value, "input", channel, None, "The graph input", "a value")
+                self._check_input(thread, value)
             elif channel == _TASKS:
                 for send in value:
                     if isinstance(send, Send):
-                        node = writers.get(channel)
                         self._raise_for(
                             send.arg, "Send.arg", channel, node, _by(node), _send_target(send)
                         )
             else:
-                node = writers.get(channel)
                 self._raise_for(
                     value, channel, channel, node, _by(node), f'a value to channel "{channel}"',
                     whole_channel=True,
                 )
+
+    def _check_input(self, thread: _Thread, value: object) -> None:
+        """The ``__start__`` channel: the graph's input, or a subgraph's, whose values its parent's
+        tasks wrote (each is blamed on its writer)."""
+        __tracebackhide__ = True
+        namespace = thread[1]
+        if not namespace:
+            self._raise_for(
+                value, "input", _START, None, "The graph input", "a value", graph_input=True
+            )
+            return
+        source = _subgraph_input(namespace)
+        if not isinstance(value, dict):
+            self._raise_for(value, "input", _START, None, source, "a value")
+            return
+        for key, item in value.items():
+            origin = self._origin(thread, key, item, same_namespace=False)
+            if origin is None:
+                self._raise_for(
+                    item, "input" + key_part(key), _START, None, source, "a value", write=True
+                )
+            else:
+                root = "input" + key_part(key) if origin == _START else f"{origin}().{key}"
+                self._raise_for(
+                    item, root, key, origin, _by(origin), f'a value to channel "{key}"',
+                    whole_channel=True, write=True,
+                )
+
+    def _origin(
+        self, thread: _Thread, channel: str, value: object, *, same_namespace: bool
+    ) -> str | None:
+        """The task that wrote ``value`` itself to ``channel`` before: in this namespace (a node
+        that writes back what it read; ``same_namespace``), or a parent's (a subgraph's input, and
+        what the subgraph writes back)."""
+        if type(value) in _SCALARS:
+            return None
+        thread_id, namespace = thread
+        namespaces = [namespace] if same_namespace else []
+        while namespace:
+            namespace = _parent(namespace)
+            namespaces.append(namespace)
+        for looked_in in namespaces:
+            written = self._writers.get((thread_id, looked_in), {}).get(channel)
+            if written is not None and written.value is value:
+                return written.writer
+        return None
 
     def _check_writes(
         self,
@@ -310,6 +415,8 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             source = f'A task called by "{caller}"'
         elif task_path and node is None:
             source = f"Task {task_id} ({task_path})"
+        elif node == _START and thread[1]:
+            source = _subgraph_input(thread[1])
         else:
             source = _by(node)
         writers = self._writers.setdefault(thread, {})
@@ -332,25 +439,36 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
                         "a resume value (Command(resume=...))",
                     )
             elif channel == _TASKS:
+                if node is not None:
+                    writers[channel] = _Written(node, value)
                 if isinstance(value, Send):
                     self._raise_for(
                         value.arg, "Send.arg", channel, node, source, _send_target(value)
                     )
             else:
+                # Recorded first: a later check (a subgraph's input) names the writer even when
+                # this one raises in LangGraph's background thread and the graph goes on.
+                writer, writer_source = node, source
+                if node is not None:
+                    origin = self._origin(thread, channel, value, same_namespace=node != _START)
+                    if origin is not None and origin != node:
+                        writer, writer_source = origin, _by(origin)
+                    writers[channel] = _Written(origin or node, value)
                 if channel in _RESULTS:
                     root = f"{node}()" if node is not None else "task()"
-                elif node == _START:
+                elif writer == _START:
                     root = "input" + key_part(channel)
                 elif by_update_state:
                     root = "update_state.values" + key_part(channel)
-                elif node is not None:
-                    root = f"{node}().{channel}"
+                elif writer is not None:
+                    root = f"{writer}().{channel}"
                 else:
                     root = channel
                 target = "a return value" if channel in _RESULTS else f'a value to channel "{channel}"'
-                self._raise_for(value, root, channel, node, source, target, whole_channel=True)
-            if node is not None:
-                writers[channel] = node
+                self._raise_for(
+                    value, root, channel, writer, writer_source, target, whole_channel=True,
+                    write=channel not in _RESULTS,
+                )
 
     def _node(
         self, thread: _Thread, config: RunnableConfig, task_id: str, task_path: str
@@ -379,13 +497,21 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         target: str,
         *,
         whole_channel: bool = False,
+        write: bool = False,
+        graph_input: bool = False,
     ) -> None:
-        found = self.checker.check(value, whole_channel=whole_channel)
+        found = self.checker.check(
+            value, whole_channel=whole_channel, write=write, graph_input=graph_input
+        )
         if found:
             __tracebackhide__ = True  # pytest: the failure is the user's value, not this frame
             raise CheckpointValueError(
                 _worded(found, root), channel=channel, node=node, source=source, target=target
             )
+
+
+def _subgraph_input(namespace: str) -> str:
+    return f'The input of subgraph node "{_subgraph_node(namespace)}"'
 
 
 def _by(node: str | None) -> str:
@@ -402,3 +528,87 @@ def _send_target(send: Send) -> str:
 
 def _worded(found: list[Finding], root: str) -> list[Problem]:
     return [Problem(root + item.path, item.code, item.message(root)) for item in found]
+
+
+# What the serializer did not rebuild ---------------------------------------------------------------
+
+# The events of the serializer's loads while this saver loads, in this context (None otherwise).
+_load_events: ContextVar[list[Mapping[str, object]] | None] = ContextVar(
+    "lgstate_load_events", default=None
+)
+# msgpack_unregistered_allowed is not used: the class is rebuilt (only strict mode would block it,
+# which the checker's own strict_msgpack rules report at the write).
+_NOT_REBUILT: Final = frozenset({"msgpack_blocked", "msgpack_method_blocked"})
+_listening = False
+
+
+def _listen_to_serde_events() -> None:
+    """Listen, once per process, to the events LangGraph's serializer emits (langgraph-checkpoint
+    4.3 and later; older versions emit none)."""
+    global _listening
+    if _listening:
+        return
+    try:
+        from langgraph.checkpoint.serde.event_hooks import register_serde_event_listener
+    except ImportError:  # pragma: no cover - an older langgraph-checkpoint
+        return
+    register_serde_event_listener(_on_serde_event)
+    _listening = True
+
+
+def _on_serde_event(event: Mapping[str, object]) -> None:
+    collected = _load_events.get()
+    if collected is not None and event.get("kind") in _NOT_REBUILT:
+        collected.append(event)
+
+
+@contextmanager
+def _loading(config: RunnableConfig | None) -> Iterator[None]:
+    """A load of the wrapped saver: raises when the serializer did not rebuild a value it stored,
+    which the graph would otherwise go on with as raw data."""
+    __tracebackhide__ = True
+    events: list[Mapping[str, object]] = []
+    token = _load_events.set(events)
+    try:
+        yield
+    finally:
+        _load_events.reset(token)
+    if events:
+        configurable = (config or {}).get("configurable") or {}
+        thread = configurable.get("thread_id")
+        where = f'a checkpoint of thread "{thread}"' if thread is not None else "a checkpoint"
+        problems = list({_not_rebuilt(event): None for event in events})
+        raise CheckpointValueError(
+            problems, channel=None, node=None, source="", target="",
+            summary=f"Loading {where}: the serializer did not rebuild every value it stored:",
+        )
+
+
+def _not_rebuilt(event: Mapping[str, object]) -> Problem:
+    module, name = str(event.get("module", "")), str(event.get("name", ""))
+    method = event.get("method")
+    if method is not None:
+        what = (
+            f"the checkpoint loader does not call {name}.{method}(), so it comes back as the value"
+            " it was written as"
+        )
+        fix = f"store a value of a class the serializer rebuilds instead of a {name}"
+        return Problem("", LOSSY, problem_message("a stored value", name, what, fix, None))
+    what, fix = allowlist_what_fix(_kind(module, name), f"{module}.{name}")
+    return Problem("", ALLOWLIST, problem_message("a stored value", name, what, fix, None))
+
+
+def _kind(module: str, name: str) -> str:
+    """The kind of class the allowlist message names (the loader imported its module already)."""
+    cls = getattr(sys.modules.get(module), name, None)
+    if not isinstance(cls, type):
+        return "subclass"
+    if issubclass(cls, enum.Enum):
+        return "Enum"
+    if dataclasses.is_dataclass(cls):
+        return "dataclass"
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return "NamedTuple"
+    if hasattr(cls, "model_fields"):
+        return "pydantic model"
+    return "subclass"

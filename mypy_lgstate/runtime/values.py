@@ -77,17 +77,16 @@ class CheckpointValueError(TypeError):
         self,
         problems: list[Problem],
         *,
-        channel: str,
+        channel: str | None,
         node: str | None,
         source: str,
         target: str,
+        summary: str | None = None,
     ) -> None:
         self.problems = problems
-        self.channel = channel
+        self.channel = channel  # None for a value the serializer did not rebuild at a load
         self.node = node  # the node that wrote the value, when LangGraph tells
-        lines = [
-            f"{source} wrote {target} that will not survive the checkpoint:"
-        ]
+        lines = [summary or f"{source} wrote {target} that will not survive the checkpoint:"]
         lines += [f"  {problem.message}  [{problem.code}]" for problem in problems]
         super().__init__("\n".join(lines))
 
@@ -131,6 +130,19 @@ def _is_importable(cls: type) -> bool:
     ``cls`` itself (not a class defined in a function, nor another class of the same name)."""
     module = sys.modules.get(cls.__module__)
     return module is not None and getattr(module, cls.__name__, None) is cls
+
+
+# The roles LangChain makes a message of, in a ``(role, content)`` tuple (``convert_to_messages``).
+MESSAGE_ROLES: Final = frozenset(
+    {"human", "user", "ai", "assistant", "system", "developer", "function", "tool"}
+)
+
+
+def _message_like(item: object) -> bool:
+    """A ``(role, content)`` tuple that ``add_messages`` turns into a message."""
+    return (
+        type(item) is tuple and len(item) == 2 and type(item[0]) is str and item[0] in MESSAGE_ROLES
+    )
 
 
 def _key_repr(key: object) -> str:
@@ -188,9 +200,24 @@ class ValueChecker:
         """Add the ``(module, class)`` pairs that ``compile()`` derives for the strict allowlist."""
         self.derived = self.derived | frozenset(tuple(entry) for entry in entries)
 
-    def check(self, value: object, *, whole_channel: bool = False) -> list[Finding]:
+    def check(
+        self,
+        value: object,
+        *,
+        whole_channel: bool = False,
+        write: bool = False,
+        graph_input: bool = False,
+    ) -> list[Finding]:
         """``whole_channel``: ``value`` is a channel value or write of its own (the serializer
-        special-cases a bytearray there, which only some savers keep)."""
+        special-cases a bytearray there, which only some savers keep).
+
+        ``write``: ``value`` is written to a channel, whose reducer reads it before a checkpoint
+        holds the channel's value. A message-like ``(role, content)`` tuple among the items of a
+        written list is what ``add_messages`` turns into a message, and what it turns into the same
+        message when a replay hands it the list the tuple comes back as: it is left to the
+        checkpoint, where the channel's value is checked (a channel without such a reducer holds
+        the tuple there, and it is reported then). ``graph_input``: ``value`` is a graph's input,
+        each item of a dict being such a write (LangGraph's first step writes it to the channels)."""
         if type(value) in _PLAIN:
             return []
         if whole_channel and type(value) is bytearray and self.profile == "msgpack":
@@ -199,7 +226,14 @@ class ValueChecker:
             self._lossy(found_whole, "", "bytearray", back_as, fix)
             return found_whole
         found: list[Finding] = []
-        self._walk(value, "", False, found, set(), 0)
+        if graph_input and type(value) is dict:
+            self._keys(value, "dict", "", found)
+            for key, item in value.items():
+                self._walk_write(item, _key_repr(key), found)
+        elif write:
+            self._walk_write(value, "", found)
+        else:
+            self._walk(value, "", False, found, set(), 0)
         if self.pickle and any(finding.code == UNSERIALIZABLE for finding in found):
             # JsonPlusSerializer(pickle_fallback=True) pickles the whole value msgpack cannot write:
             # what pickle writes comes back as it was.
@@ -211,6 +245,16 @@ class ValueChecker:
         return found
 
     # The walk ---------------------------------------------------------------------------------
+
+    def _walk_write(self, value: object, path: str, found: list[Finding]) -> None:
+        """A value written to a channel (``check(write=True)``)."""
+        if type(value) is not list:
+            if type(value) not in _PLAIN:
+                self._walk(value, path, False, found, set(), 0)
+            return
+        for index, item in enumerate(value):
+            if type(item) not in _PLAIN and not _message_like(item):
+                self._walk(item, f"{path}[{index}]", False, found, {id(value)}, 1)
 
     def _walk(
         self,

@@ -1,0 +1,206 @@
+"""Today's graph, the reference of the audit: its channels, their declared types, its subgraphs.
+
+``--graph MODULE:ATTR`` names a compiled graph, a ``StateGraph`` builder, or a function of no
+arguments that returns either; it is imported with the current directory on ``sys.path``, as the
+runtime checker's users run their tests. A channel's declared type is what LangGraph made of the
+state schema's annotation (``LastValue(T)``: ``T``; a reducer's channel: ``T`` for the value, the
+reducer's second parameter for a write).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import os
+import sys
+import typing
+from collections.abc import Iterable
+from typing import Any, NamedTuple
+
+import typing_extensions
+
+from mypy_lgstate.runtime.audit.conformance import ANY, Compiler, Node, required_keys
+
+
+class AuditInputError(Exception):
+    """Input the audit cannot start from (a store, a graph): the message is the whole line."""
+
+
+class ChannelSpec(NamedTuple):
+    name: str
+    declared: Any  # the type of the value the channel holds
+    value: Node
+    write: Node  # what a pending write to it may hold
+
+
+class GraphSpec(NamedTuple):
+    label: str  # as given on the command line, with the subgraph's node path
+    state: type | None  # the state schema class
+    state_kind: str  # "TypedDict", "pydantic model", "dataclass" or ""
+    state_node: Node | None  # the state schema as a whole (pydantic: LangGraph validates it)
+    channels: dict[str, ChannelSpec]
+    required: frozenset[str]  # channels the state schema requires a value for
+    subgraphs: dict[str, GraphSpec]  # by node path, "outer|inner"
+    schemas: tuple[Any, ...]  # what compile() derives the strict allowlist from
+    builder: Any  # the StateGraph, for compile()'s allowlist
+
+
+def import_object(spec: str, option: str) -> Any:
+    """``MODULE:ATTR`` (``ATTR`` may be dotted), imported with the current directory first on
+    ``sys.path``. Every failure is one line."""
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise AuditInputError(f"{option} {spec}: expected MODULE:ATTR (for example app.graph:builder)")
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except Exception as error:
+        raise AuditInputError(
+            f"{option} {spec}: cannot import {module_name}: {error_line(error)}"
+        ) from None
+    for part in attribute.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise AuditInputError(f"{option} {spec}: {module_name} has no attribute {attribute}") from None
+    return obj
+
+
+def load_graph(spec: str, compiler: Compiler) -> GraphSpec:
+    obj = import_object(spec, "--graph")
+    builder, compiled = _resolve(obj, spec)
+    return _graph_spec(spec, builder, compiled, compiler)
+
+
+def _resolve(obj: Any, spec: str) -> tuple[Any, Any]:
+    from langgraph.graph import StateGraph
+
+    for _ in range(2):  # a factory's result is resolved once more
+        if isinstance(obj, StateGraph):
+            try:
+                return obj, obj.compile()
+            except Exception:  # an unfinished builder still declares its channels
+                return obj, None
+        builder = getattr(obj, "builder", None)
+        if isinstance(builder, StateGraph):
+            return builder, obj
+        if callable(obj) and not isinstance(obj, type):
+            try:
+                signature = inspect.signature(obj)
+            except (TypeError, ValueError):
+                signature = None
+            if signature is not None and any(
+                p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                for p in signature.parameters.values()
+            ):
+                raise AuditInputError(
+                    f"--graph {spec}: a factory must take no arguments; name the graph it builds"
+                )
+            try:
+                obj = obj()
+            except Exception as error:
+                raise AuditInputError(f"--graph {spec}: calling it raised {error_line(error)}") from None
+            continue
+        break
+    raise AuditInputError(
+        f"--graph {spec}: not a LangGraph graph (a compiled graph, a StateGraph, or a function that"
+        f" returns one), but {type(obj).__name__}"
+    )
+
+
+def _graph_spec(label: str, builder: Any, compiled: Any, compiler: Compiler) -> GraphSpec:
+    from langgraph.channels.binop import BinaryOperatorAggregate
+    from langgraph.channels.last_value import LastValue, LastValueAfterFinish
+
+    channels: dict[str, ChannelSpec] = {}
+    for name, channel in builder.channels.items():
+        declared = getattr(channel, "typ", Any)
+        if isinstance(channel, (LastValue, LastValueAfterFinish)):
+            node = compiler.compile(declared)
+            channels[name] = ChannelSpec(name, declared, node, node)
+        elif isinstance(channel, BinaryOperatorAggregate):
+            channels[name] = ChannelSpec(
+                name, declared, compiler.compile(declared),
+                compiler.compile(_reducer_update(channel.operator)),
+            )
+        else:  # Topic, a channel class of the user's: what it stores is its own
+            channels[name] = ChannelSpec(name, Any, ANY, ANY)
+    state = builder.state_schema
+    kind, required = _state_kind(state)
+    state_node = compiler.compile(state) if kind == "pydantic model" else None
+    subgraphs: dict[str, GraphSpec] = {}
+    if compiled is not None:
+        try:
+            found = list(compiled.get_subgraphs(recurse=True))
+        except Exception:
+            found = []
+        for namespace, subgraph in found:
+            sub_builder = getattr(subgraph, "builder", None)
+            if sub_builder is not None and hasattr(sub_builder, "channels"):
+                spec = _graph_spec(f"{label} > {namespace}", sub_builder, None, compiler)
+                subgraphs[namespace] = spec
+    schemas = [builder.state_schema, builder.input_schema, builder.output_schema]
+    schemas += [node.input_schema for node in builder.nodes.values()]
+    schemas += [
+        branch.input_schema
+        for branches in builder.branches.values()
+        for branch in branches.values()
+        if branch.input_schema is not None
+    ]
+    return GraphSpec(
+        label, state if isinstance(state, type) else None, kind, state_node, channels,
+        frozenset(name for name in required if name in channels), subgraphs, tuple(schemas), builder,
+    )
+
+
+def _state_kind(state: Any) -> tuple[str, Iterable[str]]:
+    if not isinstance(state, type):
+        return "", ()
+    if typing_extensions.is_typeddict(state):
+        return "TypedDict", required_keys(state)
+    fields = getattr(state, "__pydantic_fields__", None)
+    if isinstance(fields, dict):
+        return "pydantic model", [name for name, field in fields.items() if field.is_required()]
+    if dataclasses.is_dataclass(state):
+        return "dataclass", [
+            field.name for field in dataclasses.fields(state)
+            if field.init
+            and field.default is dataclasses.MISSING
+            and field.default_factory is dataclasses.MISSING
+        ]
+    return "", ()
+
+
+def _reducer_update(reducer: Any) -> Any:
+    """What a reducer takes as its second argument (``Any`` when it does not say)."""
+    try:
+        parameters = list(inspect.signature(reducer).parameters.values())
+        hints = typing.get_type_hints(reducer, include_extras=True)
+    except Exception:
+        return Any
+    if len(parameters) < 2:
+        return Any
+    return hints.get(parameters[1].name, Any)
+
+
+def strict_allowlist(graphs: Iterable[GraphSpec]) -> set[tuple[str, ...]]:
+    """What ``compile()`` derives for the strict allowlist from each graph's schemas and channels
+    (LangGraph's own function, as the application runs it)."""
+    from langgraph._internal import _serde
+
+    allowed: set[tuple[str, ...]] = set()
+    for graph in graphs:
+        for spec in (graph, *graph.subgraphs.values()):
+            allowed |= _serde.build_serde_allowlist(
+                schemas=[schema for schema in spec.schemas if schema is not None],
+                channels=spec.builder.channels,
+            )
+    return allowed
+
+
+def error_line(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__

@@ -1,0 +1,222 @@
+"""The audit's messages: what the resumed graph will see, and how to fix or migrate it.
+
+They say what ``lgstate-drift`` says of the same change (docs/errors/lgstate-drift.md), about the
+data actually stored: a message names the place by its pattern (``["items"][].sku``), the same in
+every thread, so that one problem in 4,000 threads is one message. Measured with langgraph 1.2
+(``tests/test_audit_scenarios.py`` resumes each case): a TypedDict state is handed to nodes as
+stored; a pydantic state is validated (``State(**values)``) before each node, and a value that does
+not validate raises ``ValidationError`` there; a dataclass state is built with ``State(**values)``
+unvalidated.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from typing import Any, Final
+
+from mypy_lgstate.core.messages import allowlist_what_fix, key_part
+from mypy_lgstate.runtime.audit import stored as why
+from mypy_lgstate.runtime.audit.conformance import Mismatch, type_name
+
+UNIMPORTABLE: Final = "unimportable"
+FALLBACK: Final = "fallback"
+MISSING: Final = "missing"
+DROPPED: Final = "dropped"
+ENUM: Final = "enum"
+TYPE: Final = "type"
+UNREADABLE: Final = "unreadable"
+KINDS: Final = (UNREADABLE, UNIMPORTABLE, FALLBACK, MISSING, ENUM, TYPE, DROPPED)
+
+_MIGRATE: Final = "or migrate the stored threads (update_state() with today's value)"
+
+
+class Place:
+    """Where a value sits: a channel's value or a pending write, and the state around it."""
+
+    def __init__(self, channel: str, state: str, state_kind: str, *, write: bool) -> None:
+        self.channel = channel
+        self.state = state  # the state schema's class name
+        self.state_kind = state_kind
+        self.write = write
+
+    def resume_outcome(self) -> str:
+        """What resuming does with a top-level value that does not fit its declaration."""
+        if self.state_kind == "pydantic model":  # a pending write is validated once applied
+            return f"resuming the thread raises ValidationError when LangGraph builds {self.state} for the next node"
+        return "the resumed graph gets it as it was stored"
+
+
+def unreadable(path: str, error: str) -> str:
+    return (
+        f"{path}: the serializer raises {error} on the stored bytes, and so does resuming the"
+        " thread. Fix: restore the row from a backup, or delete the thread (delete_thread())"
+    )
+
+
+def dropped(path: str, place: Place) -> str:
+    held = "a pending write to" if place.write else "a value for"
+    return (
+        f'{path}: the checkpoint holds {held} channel "{place.channel}", which today\'s graph no'
+        " longer has: the resumed graph ignores it, and the next checkpoint no longer holds it."
+        f' Fix: keep "{place.channel}" (as a NotRequired key, or with a default) until old threads'
+        " are gone, or move its value to the channel that replaces it"
+    )
+
+
+def missing_channel(path: str, place: Place) -> str:
+    if place.state_kind == "pydantic model":
+        effect = f"resuming the thread raises ValidationError when LangGraph builds {place.state} for the next node"
+        fix = "give the field a default"
+    elif place.state_kind == "dataclass":
+        effect = f"resuming the thread raises TypeError when LangGraph builds {place.state} for the next node"
+        fix = "give the field a default"
+    else:
+        effect = f'a node that reads state["{place.channel}"] raises KeyError'
+        fix = f"declare it NotRequired[...] and handle its absence, {_MIGRATE}"
+    return (
+        f'{path} is missing: the checkpoint holds no value for channel "{place.channel}", which'
+        f" {place.state} requires, and {effect}. Fix: {fix}"
+    )
+
+
+def mismatch(path: str, found: Mismatch, place: Place) -> tuple[str, str]:
+    """The kind and message of a value that is not what its declaration says (not a ``class``
+    mismatch: those are explained by the stored bytes, ``class_mismatch``)."""
+    declared = type_name(found.declared)
+    if found.kind in (MISSING, FALLBACK) and found.nested:
+        problem = f'has no value for required field "{found.detail}"' if found.kind == MISSING else (
+            f"no longer validates ({found.detail})"
+        )
+        return found.kind, (
+            f"{path} {problem}, so the stored {found.owner} no longer validates: the loader falls"
+            f" back to {found.owner}.model_construct(), whose nested models stay plain dicts (reading"
+            " their fields raises AttributeError). Fix: give the field a default, or convert old"
+            ' values in a model_validator(mode="before")'
+        )
+    if found.kind == MISSING:
+        key = found.detail
+        if _is_model(found.declared):
+            return MISSING, (
+                f"{path} is missing: the stored {found.owner} has no value for required field"
+                f' "{key}", so the loader falls back to {found.owner}.model_construct(), and reading'
+                f' the field raises AttributeError. Fix: give it a default, or fill it in for old'
+                ' values in a model_validator(mode="before")'
+            )
+        return MISSING, (
+            f'{path} is missing: the stored value has no key "{key}", which {found.owner} requires,'
+            f" and reading it raises KeyError. Fix: declare it NotRequired[...] and handle its"
+            f" absence, {_MIGRATE}"
+        )
+    if found.kind == FALLBACK:
+        return FALLBACK, (
+            f"{path} no longer validates in {found.owner} ({found.detail}): the loader falls back to"
+            f" {found.owner}.model_construct(), so the resumed graph gets a {found.owner} holding"
+            ' the stored value unvalidated. Fix: convert old values in a model_validator(mode="before"),'
+            " or widen the type"
+        )
+    top = path == _top(place)
+    outcome = place.resume_outcome() if top else "the resumed graph gets it as it was stored"
+    if top and place.state_kind == "pydantic model":
+        fix = 'convert old values in a field_validator(mode="before"), or widen the type'
+    else:
+        fix = f"widen the type to accept old values and convert them where the state is read, {_MIGRATE}"
+    owner = found.owner or place.state
+    return TYPE, (
+        f'{path} is "{found.detail}", but {owner} declares "{declared}" for it: {outcome}.'
+        f" Fix: {fix}"
+    )
+
+
+def class_mismatch(
+    path: str, found: Mismatch, explained: why.Explanation, place: Place
+) -> tuple[str, str]:
+    """A declared class that came back as something else, and why (the stored bytes tell)."""
+    cls = found.declared
+    name = cls.__name__
+    payload = "its bare value" if _is_enum(cls) else "a plain dict"
+    stored = explained.stored
+    pair = f'("{stored[0]}", "{stored[1]}")' if stored else ""
+    if explained.why == why.UNIMPORTABLE:
+        assert stored is not None
+        if stored == (cls.__module__, name):  # today's class, but not where the loader looks
+            where = "a function body" if "<locals>" in cls.__qualname__ else "a class body"
+            if "." not in cls.__qualname__:
+                where = f"module {stored[0]} under another name"
+            return UNIMPORTABLE, (
+                f"{path} was stored as {pair}, which the loader cannot import: class {name} is"
+                f" defined in {where}, so the resumed graph gets {payload}. Fix: move class {name}"
+                f" to the top level of module {stored[0]}"
+            )
+        return UNIMPORTABLE, (
+            f"{path} was stored as {pair}, which no longer imports: the resumed graph gets"
+            f" {payload} where {name} is declared. Fix: keep the class importable under its old"
+            f" name (in {stored[0]}: {stored[1]} = {name}), {_MIGRATE}"
+        )
+    if explained.why == why.NOT_ALLOWED:
+        assert stored is not None
+        _, fix = allowlist_what_fix("Enum" if _is_enum(cls) else "class", ".".join(stored))
+        return UNIMPORTABLE, (
+            f"{path} was stored as {pair}, which is not on the strict msgpack allowlist: the"
+            f" resumed graph gets {payload} where {name} is declared. Fix: {fix}"
+        )
+    if explained.why == why.ENUM_VALUE:
+        value = _literal(explained.value)
+        return ENUM, (
+            f"{path} holds {value}, which is no longer a value of {name}: the resumed graph gets"
+            f" the bare value {value} ({type(explained.value).__name__}), not a {name}. Fix: keep"
+            f" a member with the value {value} (an alias name is enough), {_MIGRATE}"
+        )
+    if explained.why == why.INLINE:
+        value = _literal(explained.value)
+        return TYPE, (
+            f"{path} is the bare value {value}: PostgresSaver keeps a channel value that is a str,"
+            " int, float or bool (an enum with such a mixin included) as plain JSON, so the resumed"
+            f" graph gets {value}, not a {name}, whichever code wrote it. Fix: declare the channel"
+            f" as the plain type (or a Literal of the values) and store the member's .value, or"
+            f" convert it where the state is read"
+        )
+    if explained.why == why.MISSING_FIELDS:
+        fields = ", ".join(f'"{field}"' for field in explained.fields)
+        return MISSING, (
+            f"{path} has no value for required field {fields} of {name}: {name}(**fields) raises"
+            f" TypeError, and the loader returns a plain dict instead. Fix: give it a default, {_MIGRATE}"
+        )
+    if explained.why == why.UNEXPECTED_FIELDS:
+        fields = ", ".join(f'"{field}"' for field in explained.fields)
+        return FALLBACK, (
+            f"{path} holds field {fields}, which {name} no longer has: {name}(**fields) raises"
+            f" TypeError, and the loader returns a plain dict instead. Fix: keep {fields} with a"
+            f" default until old threads are gone, {_MIGRATE}"
+        )
+    if explained.why == why.REJECTED:
+        return FALLBACK, (
+            f"{path} was stored as {pair}, whose constructor rejects the stored fields: the"
+            f" resumed graph gets {payload} where {name} is declared. Fix: make {name} accept its"
+            f" stored fields, {_MIGRATE}"
+        )
+    if explained.why == why.OTHER_CLASS:
+        assert stored is not None
+        detail = ".".join(stored)
+    elif explained.why == why.PLAIN_DATA:
+        detail = f"{found.detail}, stored as plain data"
+    else:
+        detail = found.detail
+    retyped = found._replace(kind=TYPE, detail=detail)
+    return mismatch(path, retyped, place)
+
+
+def _literal(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else repr(value)
+
+
+def _top(place: Place) -> str:
+    return key_part(place.channel)
+
+
+def _is_enum(cls: Any) -> bool:
+    return isinstance(cls, type) and issubclass(cls, enum.Enum)
+
+
+def _is_model(cls: Any) -> bool:
+    return isinstance(cls, type) and hasattr(cls, "__pydantic_validator__")

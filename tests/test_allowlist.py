@@ -1,0 +1,174 @@
+"""``lgstate allowlist`` on a real project, with the real command, real mypy, and the real serializer
+given the list it prints. One mypy cache is shared by the module's runs (langgraph is analysed once).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+from mypy_lgstate.core import config
+
+LGSTATE = Path(sys.executable).parent / "lgstate"
+TIMEOUT = 900  # seconds: a first run analyses langgraph, slowly on a busy machine (5 min seen at load 12)
+
+MODELS = """\
+from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple, Sequence
+
+from pydantic import BaseModel, SecretStr
+
+
+class Color(Enum):
+    RED = "red"
+
+
+class Point(NamedTuple):
+    x: int
+    y: int
+
+
+class Tag(BaseModel):
+    label: str
+
+
+class Profile(BaseModel):
+    name: str
+    token: SecretStr
+    tags: Sequence[Tag]
+
+
+@dataclass
+class Job:
+    id: int
+"""
+
+GRAPH = """\
+from typing import Any
+
+from langgraph.graph import StateGraph
+from typing_extensions import TypedDict
+
+from allowpkg.models import Color, Job, Point, Profile
+
+
+class State(TypedDict):
+    profile: Profile
+    jobs: list[Job]
+    color: Color
+    where: Point
+    extra: dict[str, Any]
+
+
+builder = StateGraph(State)
+"""
+
+PYTHON = """\
+# lgstate allowlist: the classes the graphs checkpoint. Under LANGGRAPH_STRICT_MSGPACK=true
+# pass them to JsonPlusSerializer(allowed_msgpack_modules=ALLOWED_MSGPACK_MODULES).
+ALLOWED_MSGPACK_MODULES = [
+    ("allowpkg.models", "Color"),
+    ("allowpkg.models", "Job"),
+    ("allowpkg.models", "Point"),  # a NamedTuple: compile() does not derive it
+    ("allowpkg.models", "Profile"),
+    ("allowpkg.models", "Tag"),  # reached only through a type compile() does not look inside (Sequence, Mapping...)
+    ("pydantic.types", "SecretStr"),  # compile() does not derive it
+]
+# Not listed: the classes of what these fields typed Any hold (add them yourself):
+#   State.extra (dict[str, Any])
+"""
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = tmp_path_factory.mktemp("allowlist")
+    (root / "allowpkg").mkdir()
+    (root / "allowpkg" / "__init__.py").write_text("")
+    (root / "allowpkg" / "models.py").write_text(MODELS)
+    (root / "allowpkg" / "graph.py").write_text(GRAPH)
+    (root / "mypy.ini").write_text(
+        f"[mypy]\nfiles = allowpkg\ncache_dir = {root / 'cache'}\n[mypy_lgstate]\nprofile = msgpack\n"
+    )
+    sys.path.insert(0, str(root))
+    yield root
+    sys.path.remove(str(root))
+    for name in [name for name in sys.modules if name.startswith("allowpkg")]:
+        del sys.modules[name]
+
+
+def lgstate(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LGSTATE), "allowlist", "-q", *args], cwd=project, capture_output=True, text=True,
+        timeout=TIMEOUT,
+    )
+
+
+@pytest.fixture(scope="module")
+def python_list(project: Path) -> str:
+    result = lgstate(project)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_python_list_names_every_class_and_what_compile_does_not_derive(python_list: str) -> None:
+    assert python_list == PYTHON
+
+
+def test_the_serializer_given_the_list_rebuilds_every_class(python_list: str) -> None:
+    from allowpkg import models  # the project's own classes, as the application imports them
+
+    namespace: dict[str, object] = {}
+    exec(python_list, namespace)
+    allowed = namespace["ALLOWED_MSGPACK_MODULES"]
+    assert isinstance(allowed, list)
+    values = [
+        models.Color.RED, models.Point(1, 2), models.Job(3),
+        models.Profile(name="a", token="s3cret", tags=[models.Tag(label="t")]),
+    ]
+    strict = JsonPlusSerializer(allowed_msgpack_modules=allowed)
+    for value in values:
+        assert strict.loads_typed(strict.dumps_typed(value)) == value
+    # Without the NamedTuple's entry (which compile() never derives), it comes back as a dict.
+    short = JsonPlusSerializer(allowed_msgpack_modules=[p for p in allowed if p[1] != "Point"])
+    assert short.loads_typed(short.dumps_typed(models.Point(1, 2))) == {"x": 1, "y": 2}
+
+
+def test_langgraph_json_and_toml_hold_the_same_classes(project: Path, python_list: str) -> None:
+    block = lgstate(project, "--format", "langgraph-json")
+    assert block.returncode == 0
+    pairs = json.loads(block.stdout)["serde"]["allowed_msgpack_modules"]
+    assert block.stderr.splitlines()[-1] == "lgstate:   State.extra (dict[str, Any])"
+    toml = lgstate(project, "--format", "toml")
+    written = project / "pyproject.toml"
+    written.write_text(toml.stdout)
+    try:
+        from_toml = config.read_config(str(written)).allowed_msgpack_modules
+    finally:
+        written.unlink()
+    assert sorted(".".join(pair) for pair in pairs) == sorted(from_toml) == [
+        "allowpkg.models.Color", "allowpkg.models.Job", "allowpkg.models.Point",
+        "allowpkg.models.Profile", "allowpkg.models.Tag", "pydantic.types.SecretStr",
+    ]
+
+
+def test_check_fails_when_the_committed_list_lacks_a_class(project: Path, python_list: str) -> None:
+    committed = project / "serde.py"
+    committed.write_text(python_list)
+    assert lgstate(project, "--check", str(committed)).stdout == (
+        f"{committed} lists every class the graphs checkpoint (6)\n"
+    )
+    committed.write_text(python_list.replace('    ("allowpkg.models", "Point"),', ""))
+    result = lgstate(project, "--check", str(committed))
+    assert result.returncode == 1
+    assert result.stdout == (
+        f"{committed} lacks 1 of the 6 classes the graphs checkpoint:\n"
+        "  allowpkg.models.Point (a NamedTuple: compile() does not derive it)\n"
+        "run lgstate allowlist to print the whole list\n"
+    )

@@ -1,0 +1,79 @@
+"""``lgstate report`` on a fixture application laid out as real ones are (tests/reach_app/): nodes in
+``app/nodes/``, registered by ``app/graph.py`` through a tracing wrapper typed ``Any``; an agent whose
+middleware list a function of ``app/middleware.py`` builds; a subgraph built by an unannotated
+function. Every node is listed, and read. Built at run time, the same graphs have exactly the nodes
+the report lists."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage
+
+from test_cli import lgstate
+
+FIXTURE = Path(__file__).parent / "reach_app"
+CONFIG = """\
+[mypy]
+plugins = mypy_lgstate.plugin
+
+[mypy_lgstate]
+profile = msgpack
+"""
+AGENTS = "langchain.agents.middleware.types"
+REPORT = f"""\
+graph app.state.ResearchState (app/graph.py:16)
+  state/input/output schema: app.state.ResearchState (app/state.py)
+  channels: enriched, messages, question, sources, summary
+  body      node search (app/graph.py:17): read from its body, in app/nodes/research.py (registered through traced_node(), whose result is typed Any)
+  body      node summarize (app/graph.py:18): read from its body, in app/nodes/research.py
+  nodes checked 2/2
+
+graph {AGENTS}.AgentState (app/graph.py:26)
+  state schema: {AGENTS}.AgentState
+  input schema: {AGENTS}.InputAgentState
+  output schema: {AGENTS}.OutputAgentState
+  middleware schema: app.middleware.AuditState (app/middleware.py)
+  channels: audited, jump_to, messages, structured_response
+  body      node Audit.after_model (app/graph.py:26): read from its body, in app/middleware.py
+  nodes checked 1/1
+
+2 graphs, nodes checked 3/3 (from bodies 3, unchecked 0, opaque 0), 0 write sites, 0 findings
+"""
+
+
+def test_report_lists_and_reads_every_node(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(FIXTURE, project)
+    (project / "mypy.ini").write_text(CONFIG)
+    cache = tmp_path / "cache"
+    assert lgstate(project, cache, "report").stdout == REPORT
+    assert lgstate(project, cache, "check").returncode == 0  # the fixture is a correct program
+
+
+@pytest.fixture
+def app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    monkeypatch.syspath_prepend(str(FIXTURE))
+    import app.enrich
+    import app.graph
+
+    yield app
+    for name in [name for name in sys.modules if name == "app" or name.startswith("app.")]:
+        del sys.modules[name]
+
+
+def test_the_graphs_have_the_nodes_the_report_lists(app: Any) -> None:
+    assert set(app.graph.build_graph().builder.nodes) == {"search", "summarize"}
+    model: Any = FakeMessagesListChatModel(responses=[AIMessage(content="hi")])
+    hooks = {name for name in app.graph.build_agent(model).builder.nodes if "." in name}
+    assert hooks == {"Audit.after_model"}
+    assert set(app.enrich.build_enrich().builder.nodes) == {"enrich"}
+    final = app.graph.build_graph().invoke({"question": " why? ", "sources": [], "messages": []})
+    assert final["sources"] == ["https://example.com/?q=why?"]
+    assert final["summary"] == "https://example.com/?q=why?"
