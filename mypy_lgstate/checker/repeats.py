@@ -99,7 +99,9 @@ def _says_nothing_new(
     walker: Walker, problem: Problem, root: str, declared: Declared, revalidated: bool
 ) -> bool:
     place = channel_of(problem.path, root)
-    if place is None:
+    if place is None or (problem.path[len(root):].startswith(".") and not root.endswith("()")):
+        # ``root.key``: a field of a class written whole (``Send("work", job)``), which is where
+        # its problem is declared (a graph-state class is not reported again: ``sites``).
         return False
     key, rest = place
     types = declared.get(key)

@@ -14,14 +14,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from mypy.checker import TypeChecker
-from mypy.nodes import LDEF, Context, Expression, FuncDef, NameExpr, StrExpr, TypeInfo, Var
+from mypy.nodes import Context, Expression, FuncDef, StrExpr, TypeInfo
 from mypy.types import AnyType, CallableType, Type, TypeOfAny, get_proper_type
 
 from mypy_lgstate.checker import channels, errorcodes as codes, repeats
 from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.report import fail
-from mypy_lgstate.checker.walker import Findings, Walker
+from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import bodies, exported, functional, sites
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
@@ -54,15 +54,6 @@ def _declarer(node: sites.Node) -> str:
     if isinstance(proper, CallableType) and isinstance(proper.definition, FuncDef):
         return proper.definition.fullname
     return node.name
-
-
-class _Bound(NamedTuple):
-    """What a local bound to dict displays writes: a display, or one ``update["key"] = value``
-    (``path``: ``["key"]``), with the channel items it writes."""
-
-    value: Expression
-    path: str
-    items: list[tuple[StrExpr, Expression]]
 
 
 class NodeGraph(NamedTuple):
@@ -283,24 +274,10 @@ class Writes:
     ) -> set[str]:
         """One value a write site adds: its serializer findings, then its channel types (returns the
         paths the serializer findings are at)."""
-        displays = self._bound_displays(api, expr)
-        if displays is not None:  # a local bound to displays: what they write, key by key
-            values = [
-                value
-                for display in displays
-                for value in sites.values_of(display.value, root + display.path, api)
-            ]
-        else:
-            pairs = sites.update_pairs(expr, root, api) if root == "Command.update" else None
-            values = list(pairs or sites.values_of(expr, root, api))
+        pairs = sites.update_pairs(expr, root, api) if root == "Command.update" else None
+        values = list(pairs or sites.values_of(expr, root, api))
         writer = CHANNEL_TYPE_WRITERS.get(root) or CHANNEL_TYPE_WRITERS.get(site)
-        items: list[tuple[StrExpr, Expression]] = []
-        if writer is not None:
-            items = (
-                channels.update_items(expr)
-                if displays is None
-                else [item for display in displays for item in display.items]
-            )
+        items = channels.update_items(expr) if writer is not None else []
         typed = schemas
         if graph is not None and root == "Command.update":
             typed = graph.schemas
@@ -335,27 +312,6 @@ class Writes:
                 message = codes.unknown_command_key_message(node, key.value, state)
                 fail(api, message, key, codes.UNKNOWN_KEY)
         return unknown
-
-    def _bound_displays(self, api: TypeChecker, expr: Expression) -> list[_Bound] | None:
-        """What a local of the function being checked holds when only dict displays (and its
-        ``update["key"] = value`` items) are bound to it: ``Command(update=update)`` writes their
-        keys, which its type (``dict[str, ...]``) no longer tells."""
-        function = api.scope.current_function()
-        if not (
-            isinstance(expr, NameExpr)
-            and expr.kind == LDEF
-            and isinstance(expr.node, Var)
-            and isinstance(function, FuncDef)
-        ):
-            return None
-        bound = bodies.bound_displays(function, expr.node)
-        if bound is None:
-            return None
-        displays, items = bound
-        return [
-            *(_Bound(display, "", channels.update_items(display)) for display in displays),
-            *(_Bound(value, key_part(key.value), [(key, value)]) for key, value in items),
-        ]
 
     def _check_written(
         self,

@@ -356,18 +356,6 @@ def _alternatives(returns: list[Expression]) -> Iterator[Expression]:
             yield expr
 
 
-def bound_displays(
-    function: FuncDef, var: Var
-) -> tuple[list[DictExpr], list[tuple[StrExpr, Expression]]] | None:
-    """The dict displays bound to local ``var`` in ``function``, and its ``var["key"] = value``
-    items; ``None`` when something else is bound to it too."""
-    assignments: list[AssignmentStmt] = []
-    _collect(function.body.body, [], assignments)
-    displays: list[DictExpr] = []
-    items: list[tuple[StrExpr, Expression]] = []
-    return (displays, items) if _bound_displays(var, assignments, displays, items) else None
-
-
 def _is_command(callee: Expression) -> bool:
     return isinstance(callee, RefExpr) and callee.fullname == sites.COMMAND
 
