@@ -207,8 +207,9 @@ def test_overwrite_on_a_channel_without_a_reducer_stores_the_overwrite_object() 
 
 
 def test_overwrite_on_a_channel_without_a_reducer_raises_under_json_and_in_a_pydantic_state() -> None:
-    with pytest.raises(TypeError, match="Overwrite is not JSON serializable"):
-        _run(State, {"title": Overwrite("x")}, _START, JsonSerde())
+    for schema, start in ((State, _START), (DataState, {})):
+        with pytest.raises(TypeError, match="Overwrite is not JSON serializable"):
+            _run(schema, {"title": Overwrite("x")}, start, JsonSerde())
     for serde in (None, JsonSerde()):
         with pytest.raises(pydantic.ValidationError):
             _run(ModelState, {"title": Overwrite("x")}, {}, serde)
