@@ -261,29 +261,14 @@ def test_a_pydantic_state_validates_a_tuple_into_its_list_channel(saver: str) ->
     """In a pydantic state the next node reads the declared ``list``, and the checkpoint holds a
     list: the tuple is no loss (a pydantic ``ValidationError`` or coercion is the channel-type
     check's)."""
-    seen: dict[str, Any] = {}
-
-    def write(state: ModelState) -> dict[str, Any]:
-        return {"items": ("a", "b")}
-
-    def read(state: ModelState) -> dict[str, Any]:
-        seen["items"] = state.items
-        return {}
-
-    builder = StateGraph(ModelState)
-    builder.add_node("write", write)
-    builder.add_node("read", read)
-    builder.add_edge(START, "write")
-    builder.add_edge("write", "read")
     checkpointer: Any = (
         InMemorySaver()
         if saver == "memory"
         else SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False))
     )
-    graph = builder.compile(checkpointer=checkpointer)
-    graph.invoke({}, _config("tuple"))
-    assert seen == {"items": ["a", "b"]}
-    assert graph.get_state(_config("tuple")).values["items"] == ["a", "b"]
+    read, _, stored = write_then_read(ModelState, {"items": ("a", "b")}, {}, None, checkpointer)
+    assert read.items == ["a", "b"]
+    assert stored["items"] == ["a", "b"]
 
 
 class Stamped(pydantic.BaseModel):

@@ -10,11 +10,12 @@ from langgraph.graph import END, START, StateGraph
 
 
 def write_then_read(
-    schema: Any, write: Any, start: dict[str, Any], serde: Any = None
+    schema: Any, write: Any, start: dict[str, Any], serde: Any = None, checkpointer: Any = None
 ) -> tuple[Any, Any, Any]:
     """Run ``start`` through a node returning ``write`` (an update, or a ``Command``) and a node
     after it: what the node after it read, what ``invoke`` returned, and what ``get_state()``
-    holds. ``serde``: the checkpointer's serializer (LangGraph's default when ``None``)."""
+    holds. ``serde``: the checkpointer's serializer (LangGraph's default when ``None``);
+    ``checkpointer``: another saver than an ``InMemorySaver``."""
     seen: dict[str, Any] = {}
 
     def writer(state: Any) -> Any:
@@ -30,7 +31,9 @@ def write_then_read(
     builder.add_edge(START, "writer")
     builder.add_edge("writer", "reader")
     builder.add_edge("reader", END)
-    graph = builder.compile(checkpointer=InMemorySaver(serde=serde) if serde else InMemorySaver())
+    if checkpointer is None:
+        checkpointer = InMemorySaver(serde=serde) if serde else InMemorySaver()
+    graph = builder.compile(checkpointer=checkpointer)
     config: Any = {"configurable": {"thread_id": "1"}}
     out = graph.invoke(start, config)
     return seen["state"], out, graph.get_state(config).values
