@@ -149,9 +149,9 @@ warnings.simplefilter("ignore")
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.graph import START, StateGraph
-import pages
-builder = StateGraph(pages.State)
-builder.add_node("node", lambda state: {"page": pages.Page[pages.Hit](items=[pages.Hit(url="u")])})
+import state
+builder = StateGraph(state.State)
+builder.add_node("node", lambda _: {"page": state.Page[state.Hit](items=[state.Hit(url="u")])})
 builder.add_edge(START, "node")
 found = []
 for saver in (InMemorySaver(), SqliteSaver(sqlite3.connect(":memory:", check_same_thread=False))):
@@ -162,19 +162,28 @@ print(json.dumps(found))
 '''
 
 
+_IMPORTED = "from typing import TypedDict\nfrom pages import Hit, Page\n"
+
+
 @pytest.mark.parametrize(
-    ("module", "back_as"),
-    [(_PAGES + _SUBCLASS + _STATE, "Page[Hit]"), (_PAGES + _STATE + _SUBCLASS, "dict")],
-    ids=["subclass-first", "state-first"],
+    ("module", "state", "back_as"),
+    [
+        (_PAGES + _SUBCLASS + _STATE, "from pages import *\n", "Page[Hit]"),
+        (_PAGES + _STATE + _SUBCLASS, "from pages import *\n", "dict"),
+        (_PAGES + _SUBCLASS, _IMPORTED + _STATE, "Page[Hit]"),
+    ],
+    ids=["subclass-first", "state-first", "state-in-another-module"],
 )
 def test_a_parametrized_model_comes_back_when_a_top_level_subclass_first_makes_it(
-    tmp_path: Any, module: str, back_as: str
+    tmp_path: Any, module: str, state: str, back_as: str
 ) -> None:
     """pydantic registers ``Page[Hit]`` in its module when it first makes it at the module's top
     level (``class HitPage(Page[Hit])``), and the loader finds it there; a class body that uses it
-    first (the state's annotation) makes it unregistered. In a fresh process: the registry is
-    pydantic's, process-wide."""
+    first (the state's annotation) makes it unregistered. A state in a module that imports the
+    generic's module comes after all of it. In a fresh process: the registry is pydantic's,
+    process-wide."""
     (tmp_path / "pages.py").write_text(module)
+    (tmp_path / "state.py").write_text(state)
     (tmp_path / "round_trip.py").write_text(_PAGE_ROUND_TRIP)
     run = subprocess.run(
         [sys.executable, "round_trip.py"], cwd=tmp_path, capture_output=True, text=True, check=True
