@@ -152,25 +152,24 @@ def line_of(source: str, text: str, *, after: str = "") -> int:
 
 
 STATE_GRAPH_LINE = line_of(GRAPH, "StateGraph(State)")
-ADD_RENAME_LINE = line_of(GRAPH, 'add_node("rename"')
-COMMAND_LINE = line_of(GRAPH, "Command(update=")
 SNAPSHOT_LINE = line_of(STATE, "profile: Profile", after="class Snapshot")
 ARCHIVE_LINE = line_of(STATE, "profile: Profile", after="class Archive")
 
 
 def at_every_site(below: str, problem: str, *, state_classes: bool) -> list[str]:
-    """The errors for one problem at ``profile<below>``: every state class and write site reaches it
-    (the update and the Command write ``Profile``, not the channel's own ``Profile | None``, so they
-    add to it), once per file: ``again = StateGraph(State)`` reports nothing more."""
+    """The errors for one problem at ``profile<below>``: every state class reaches it, once per
+    file: ``again = StateGraph(State)`` reports nothing more. The update and the Command write a
+    ``Profile``, whose problem the channel's own ``Profile | None`` has at the same place: they
+    restate it (``repeats``), and say nothing more."""
     lines = [
         f"pkg/graph.py:{STATE_GRAPH_LINE}: error: State.profile{below} "
         f"(pkg.state.State in pkg/state.py) {problem}",
-        f"pkg/graph.py:{ADD_RENAME_LINE}: error: rename().profile{below} {problem}",
-        f'pkg/graph.py:{COMMAND_LINE}: error: Command.update["profile"]{below} {problem}',
         # ``graph.invoke(initial())`` passes a whole ``State``: checked where it became graph state.
         f"pkg/state.py:{SNAPSHOT_LINE}: error: Snapshot.profile{below} {problem}",
     ]
-    if state_classes:
+    if state_classes and not below:
+        # A field of pkg.models' classes (``.lock``) that Snapshot and Archive both hold is one
+        # problem in pkg/state.py, reported on the first root's line.
         lines.append(f"pkg/state.py:{ARCHIVE_LINE}: error: Archive.profile{below} {problem}")
     return lines
 
