@@ -30,6 +30,7 @@ from mypy_lgstate.runtime.audit.problems import Tally
 from mypy_lgstate.runtime.audit.run import ProgressLine
 
 HERE = Path(__file__).parent
+ROOT = HERE.parent
 
 
 class Counter(TypedDict):
@@ -101,6 +102,10 @@ def test_text_format_counts_then_problems(store: str) -> None:
         "Found 1 problem in 2 of 3 threads\n"
     )
     assert run(store, *GRAPH, "-q", "--exit-zero")[0] == 0
+    # The README and docs/audit.md quote this run, as run in the application's directory.
+    quoted = out.replace(store, "counter.db").replace("test_audit_cli:builder", "app:builder")
+    for page in ("README.md", "docs/audit.md"):
+        assert f"\n{quoted}```" in (ROOT / page).read_text(), page
 
 
 def test_json_markdown_and_sarif(store: str, tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ graph {AGENTS}.AgentState (support_agents.py:64)
   input schema: {AGENTS}.InputAgentState
   output schema: {AGENTS}.OutputAgentState
   channels: jump_to, messages, structured_response
-  no nodes found: nodes added by a function this builder is passed to are listed under an entry with no StateGraph(...) call
+  no middleware hooks: the agent's own nodes are LangChain's
   nodes checked 0/0
 
 write sites

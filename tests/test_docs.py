@@ -204,10 +204,14 @@ def _tested_by(block: Block, tmp_path: Path, caches: Path) -> None:
 
 
 def _synopsis(block: Block, tmp_path: Path, caches: Path) -> None:
-    """The command's synopsis: each subcommand's line names every option it takes."""
+    """The command's synopsis: each subcommand's line names every option it takes. ARGS: the
+    subcommands it is the synopsis of (default: all of them, and -V)."""
     top, subparsers = cli.parser()
-    assert "-V" in block.text and "--version" in block.text
-    for name, sub in subparsers.items():
+    names = block.args.split() or list(subparsers)
+    if not block.args:
+        assert "-V" in block.text and "--version" in block.text
+    for name in names:
+        sub = subparsers[name]
         lines = block.text.split(f"lgstate {name}", 1)[1].split("\nlgstate ", 1)[0]
         for action in sub._actions:
             if action.option_strings and "--help" not in action.option_strings:

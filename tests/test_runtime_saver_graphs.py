@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import textwrap
+import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Annotated, Any
@@ -198,6 +199,24 @@ def test_a_client_passed_to_a_subgraph_is_blamed_on_its_writer(nested: bool) -> 
         graph.invoke({"messages": [("user", "Where is my order?")]}, _THREAD)
     assert str(raised.value).splitlines() == _CLIENT_LINES
     assert (raised.value.node, raised.value.channel) == ("load_customer", "client")
+
+
+def test_a_writer_still_being_saved_is_waited_for() -> None:
+    # LangGraph saves a step's writes in a background thread, so the subgraph of the next step may
+    # hand its input to the saver first (the machine's load decides): slowed down here on purpose.
+    saver = CheckedSaver(InMemorySaver(), profile="msgpack")
+    put_writes = saver.put_writes
+
+    def parent_writes_late(config: Any, writes: Any, task_id: str, task_path: str = "") -> None:
+        if not config["configurable"].get("checkpoint_ns"):
+            time.sleep(0.3)
+        put_writes(config, writes, task_id, task_path)
+
+    saver.put_writes = parent_writes_late  # type: ignore[method-assign]
+    graph = _support_graph(saver, sqlite3.connect(":memory:"))
+    with pytest.raises(CheckpointValueError) as raised:
+        graph.invoke({"messages": [("user", "Where is my order?")]}, _THREAD)
+    assert str(raised.value).splitlines() == _CLIENT_LINES
 
 
 def _every_problem_met(saver: CheckedSaver) -> list[tuple[str, str]]:

@@ -687,7 +687,8 @@ def _whose(
             if flag.startswith("-") and flag in sub._option_string_actions
         ]
         if owners:
-            return f" ({flag} is an option of lgstate {' and lgstate '.join(owners)})"
+            named = owners[0] if len(owners) == 1 else f"{', '.join(owners[:-1])} and {owners[-1]}"
+            return f" ({flag} is an option of lgstate {named})"
     return " (mypy's own flags go after --)" if runs_mypy else ""
 
 

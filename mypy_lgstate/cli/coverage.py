@@ -8,8 +8,8 @@ report lists exactly what ``lgstate check`` checks, by the same rules.
 
 A node is *checked* from its declared return type, or from its *body* once the checks have read it
 (``NodeRecord.read``); else it is *unchecked* or *opaque*, with a reason in words the user can act on
-and a category (``NOT_CHECKED``) that the coverage line counts it under. A new reason the checks
-find is a ``NotChecked`` whose category is a key of that table (add a row for a new kind).
+and a category (a key of ``NOT_CHECKED``) that the coverage line counts it under (a new kind of
+reason adds a row there).
 
 A graph is the ``StateGraph(...)`` call; a node belongs to the graph assigned to the variable its
 ``add_node`` is called on (``builder = StateGraph(State)``). A node added to a builder that no checked
@@ -75,12 +75,6 @@ NOT_CHECKED: Final[dict[str, Category]] = {
 }
 
 
-class NotChecked(NamedTuple):
-    """Why a node is not checked: ``category`` (a key of ``NOT_CHECKED``) and ``reason``, what
-    ``lgstate report`` says of it (why, and what to do)."""
-
-    category: str
-    reason: str
 # The schema roles of the type arguments of ``StateGraph[S, C, I, O]`` (C, the context, is never
 # checkpointed).
 _ROLES: Final = ((0, "state"), (2, "input"), (3, "output"))
@@ -191,20 +185,16 @@ class CoverageRecorder:
         node: sites.Node,
         return_type: Type | None,
         from_body: bool = False,
-        not_checked: NotChecked | None = None,
         elsewhere: exported.Elsewhere | None = None,
     ) -> NodeRecord | None:
         """A node added by ``builder.add_node(...)`` & co., or a middleware hook of the agent that
-        ``create_agent(...)`` makes (that call declares the graph). ``not_checked``: why the
-        checks cannot read it, when they know better than its type says. ``elsewhere``: a node of
+        ``create_agent(...)`` makes (that call declares the graph). ``elsewhere``: a node of
         another module, and what its module recorded of it.
 
         For a node to read from its body (``from_body``), returns its ``NodeRecord``: it stays
         unchecked ("its body was not read") until the checks say they read it."""
         api = _checker(ctx)
-        status, reason, category = _node_status(
-            node, return_type, api, from_body, not_checked, elsewhere
-        )
+        status, reason, category = _node_status(node, return_type, api, from_body, elsewhere)
         location = _location(api, ctx.context.line)
         key: GraphKey | None
         graph_type: Type
@@ -223,7 +213,7 @@ class CoverageRecorder:
         graph = self.graphs[key]
         entry = NodeCoverage(node.name, location, status, reason, category)
         graph.nodes[(location, node.name)] = entry
-        if not from_body or not_checked is not None:
+        if not from_body:
             return None
         declared = _declared(return_type, api)
         return NodeRecord(graph.nodes, (location, node.name), declared, _through(node))
@@ -503,7 +493,7 @@ class NodeRecord:
         self._nodes = nodes
         self._key = key
         self._declared = declared
-        self._through = through  # " (registered through traced(), ...)", or ""
+        self._through = through  # " (decorated with @traced, ...)", or ""
         nodes[key] = nodes[key]._replace(
             status="unchecked",
             reason=f"{declared}, and its body was not read{through}",
@@ -519,19 +509,14 @@ class NodeRecord:
             any_values=any_values,
         )
 
-    def not_read(self, not_checked: NotChecked | None = None) -> None:
-        """The body does not tell what the node returns (by default: it returns a dict built
-        elsewhere)."""
-        if not_checked is None:
-            not_checked = NotChecked(
-                "built elsewhere",
-                f"{self._declared}, and its body returns a dict built elsewhere: return a dict"
-                " display ({\"key\": value}) or declare its update type (a TypedDict)",
-            )
+    def not_read(self) -> None:
+        """The body does not tell what the node returns: it returns a dict built elsewhere."""
+        reason = (
+            f"{self._declared}, and its body returns a dict built elsewhere: return a dict display"
+            f' ({{"key": value}}) or {_DECLARE}{self._through}'
+        )
         self._nodes[self._key] = self._nodes[self._key]._replace(
-            status="unchecked",
-            reason=not_checked.reason + self._through,
-            category=not_checked.category,
+            status="unchecked", reason=reason, category="built elsewhere"
         )
 
 
@@ -550,12 +535,9 @@ def _node_status(
     return_type: Type | None,
     api: TypeChecker,
     from_body: bool,
-    not_checked: NotChecked | None,
-    elsewhere: exported.Elsewhere | None = None,
+    elsewhere: exported.Elsewhere | None,
 ) -> tuple[NodeStatus, str | None, str | None]:
-    status, reason, category = _declared_status(
-        node, return_type, api, from_body, not_checked, elsewhere
-    )
+    status, reason, category = _declared_status(node, return_type, api, from_body, elsewhere)
     if reason is not None:
         reason += _through(node)
     return status, reason, category
@@ -565,7 +547,7 @@ def _through(node: sites.Node) -> str:
     """``add_node("n", traced(fn))``: the node is ``fn`` (``builders.registered_node``)."""
     if node.through is None:
         return ""
-    return f" (registered through {node.through}(), whose result is typed Any)"
+    return f" ({node.through}, whose result is typed Any)"
 
 
 def _declared_status(
@@ -573,25 +555,21 @@ def _declared_status(
     return_type: Type | None,
     api: TypeChecker,
     from_body: bool,
-    not_checked: NotChecked | None,
     elsewhere: exported.Elsewhere | None,
 ) -> tuple[NodeStatus, str | None, str | None]:
-    if not_checked is not None:
-        status: NodeStatus = "opaque" if return_type is None else "unchecked"
-        return status, not_checked.reason, not_checked.category
     if return_type is None:
         return ("opaque", *_opaque_reason(node, api))
     if from_body:
         return "body", None, None  # unchecked until read (NodeRecord)
-    if elsewhere is not None:
-        why = elsewhere.recorded.why
-        if not why:
-            return "body", f"read from its body, in {elsewhere.path}", None
-        reason = f"its body in {elsewhere.path} is not read: {shaped_nodes.WHY[why]}"
-        return "unchecked", reason, "unannotated" if why == "untyped" else "other module"
+    if elsewhere is not None and not elsewhere.recorded.why:
+        return "body", f"read from its body, in {elsewhere.path}", None
     if not sites.update_shape(return_type, node.name).untyped:
         return "checked", None, None
     declared = _declared(return_type, api)
+    if elsewhere is not None:
+        why = elsewhere.recorded.why
+        reason = f"{declared}, and its body in {elsewhere.path} is not read: {shaped_nodes.WHY[why]}"
+        return "unchecked", reason, "unannotated" if why == "untyped" else "other module"
     defn = bodies.definition(node)
     module = bodies.module_of(defn) if defn is not None else None
     if module is not None and module != api.tree.fullname:
@@ -797,6 +775,9 @@ def _no_nodes(graph: GraphCoverage, graphs: list[GraphCoverage]) -> str:
             "no nodes found here: the nodes of a builder of this state that is passed to a"
             f" function are listed under graph {_graph_title(elsewhere[0])}"
         )
+    if graph.state is not None and graph.state.startswith("langchain.agents."):
+        # create_agent's own nodes (the model, the tools) are LangChain's, and write messages.
+        return "no middleware hooks: the agent's own nodes are LangChain's"
     return "no nodes found: no add_node call on this builder in the checked code"
 
 

@@ -186,8 +186,12 @@ def definition(node: sites.Node) -> FuncDef | None:
     if isinstance(target, FuncDef):
         return target
     proper = get_proper_type(node.type)
-    if isinstance(proper, CallableType) and isinstance(proper.definition, FuncDef):
-        return proper.definition
+    if isinstance(proper, CallableType):
+        # A static or class method reached through its class is defined by its Decorator.
+        defined = proper.definition
+        if isinstance(defined, Decorator):
+            defined = defined.func
+        return defined if isinstance(defined, FuncDef) else None
     if isinstance(proper, Instance):
         call = proper.type.get_method("__call__")
         if isinstance(call, Decorator):

@@ -222,8 +222,9 @@ def registered_node(label: str, expr: Expression, typ: Type, api: TypeChecker) -
 
 
 def unwrapped_callable(expr: Expression) -> tuple[RefExpr, str] | None:
-    """The function a wrapper call or a decorator applies to, with the wrapper's name: the one
-    function named among the call's arguments (wrapper calls nest), or a decorated function."""
+    """The function a wrapper call or a decorator applies to, with how it is wrapped ("registered
+    through traced()", "decorated with @traced"): the one function named among the call's arguments
+    (wrapper calls nest), or a decorated function."""
     if isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
         functions: list[RefExpr] = []
         for arg in expr.args:
@@ -234,13 +235,14 @@ def unwrapped_callable(expr: Expression) -> tuple[RefExpr, str] | None:
                 if inner is not None:
                     functions.append(inner[0])
         if len(functions) == 1:
-            return functions[0], _ref_name(expr.callee)
+            return functions[0], f"registered through {_ref_name(expr.callee)}()"
         return None
     if isinstance(expr, RefExpr) and isinstance(expr.node, Decorator) and expr.node.decorators:
         decorator = expr.node.decorators[0]
         if isinstance(decorator, CallExpr):
             decorator = decorator.callee
-        return expr, _ref_name(decorator) if isinstance(decorator, RefExpr) else "a decorator"
+        name = f"@{_ref_name(decorator)}" if isinstance(decorator, RefExpr) else "a decorator"
+        return expr, f"decorated with {name}"
     return None
 
 

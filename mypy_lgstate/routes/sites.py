@@ -81,8 +81,9 @@ class Node(NamedTuple):
     name: str
     type: Type
     expr: Expression | None = None
-    # The wrapper it is registered through (``add_node("n", traced(fn))``, ``@traced``), whose
-    # result says nothing of what the node writes: the node is the function it wraps.
+    # How it is wrapped ("registered through traced()" for ``add_node("n", traced(fn))``, "decorated
+    # with @traced"), by a wrapper whose result says nothing of what the node writes: the node is
+    # the function it wraps.
     through: str | None = None
 
 

@@ -21,9 +21,12 @@ call); a load of this saver that meets one raises, since the graph would go on w
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import enum
 import sys
+import threading
+import time
 from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -73,6 +76,9 @@ _NS_END: Final = ":"
 # Values whose identity tells nothing of who wrote them (equal ones may be one object), and which
 # are never reported.
 _SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+# How long a subgraph input's problem waits for the write that put the value there to be recorded
+# (``CheckedSaver._awaited_origin``): LangGraph saves a step's writes in a background thread.
+_WRITER_WAIT: Final = 1.0
 
 _Thread = tuple[str, str]  # (thread_id, checkpoint_ns)
 
@@ -130,6 +136,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         self._aput_writes_takes_path = "task_path" in signature(saver.aput_writes).parameters
         # Who wrote each channel last, and what, per thread: the node a put() problem is blamed on.
         self._writers: dict[_Thread, dict[str, _Written]] = {}
+        self._recorded = threading.Condition()  # notified when a writer is recorded
         # The targets of the Sends in each thread's latest checkpoint, by their index.
         self._sends: dict[_Thread, tuple[str, list[str]]] = {}
 
@@ -363,6 +370,8 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             return
         for key, item in value.items():
             origin = self._origin(thread, key, item, same_namespace=False)
+            if origin is None and self.checker.check(item, write=True):
+                origin = self._awaited_origin(thread, key, item)
             if origin is None:
                 self._raise_for(
                     item, "input" + key_part(key), _START, None, source, "a value", write=True
@@ -392,6 +401,25 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             if written is not None and written.value is value:
                 return written.writer
         return None
+
+    def _awaited_origin(self, thread: _Thread, channel: str, value: object) -> str | None:
+        """The writer of a subgraph's input value that is about to be reported. A subgraph runs in
+        the step after the one that wrote its input, while LangGraph may still be saving that
+        step's writes in a background thread: wait for them a moment (only when there is a problem
+        to report, and never on an event loop, which would be the one saving them)."""
+        try:
+            asyncio.get_running_loop()
+            return None
+        except RuntimeError:
+            pass
+        deadline = time.monotonic() + _WRITER_WAIT
+        with self._recorded:
+            while (origin := self._origin(thread, channel, value, same_namespace=False)) is None:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return None
+                self._recorded.wait(remaining)
+        return origin
 
     def _check_writes(
         self,
@@ -454,6 +482,8 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
                     if origin is not None and origin != node:
                         writer, writer_source = origin, _by(origin)
                     writers[channel] = _Written(origin or node, value)
+                    with self._recorded:
+                        self._recorded.notify_all()
                 if channel in _RESULTS:
                     root = f"{node}()" if node is not None else "task()"
                 elif writer == _START:
