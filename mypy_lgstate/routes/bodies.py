@@ -225,12 +225,6 @@ def reporting_in(api: TypeChecker, defn: FuncDef) -> Iterator[None]:
             errors.scope = saved
 
 
-def in_another_module(node: sites.Node, tree: MypyFile) -> bool:
-    """Whether the node is a function (or method) defined in another module than ``tree``."""
-    defn = definition(node)
-    return defn is not None and module_of(defn) != tree.fullname
-
-
 def module_of(defn: FuncDef) -> str:
     """The module that defines a function or method."""
     if not isinstance(defn.info, FakeInfo):
