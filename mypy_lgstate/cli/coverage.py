@@ -195,6 +195,8 @@ class CoverageRecorder:
         unchecked ("its body was not read") until the checks say they read it."""
         api = _checker(ctx)
         status, reason, category = _node_status(node, return_type, api, from_body, elsewhere)
+        if reason is not None:
+            reason += _through(node)
         location = _location(api, ctx.context.line)
         key: GraphKey | None
         graph_type: Type
@@ -530,19 +532,6 @@ def _declared(return_type: Type | None, api: TypeChecker) -> str:
     return f'returns "{format_type_bare(proper, api.options)}"'
 
 
-def _node_status(
-    node: sites.Node,
-    return_type: Type | None,
-    api: TypeChecker,
-    from_body: bool,
-    elsewhere: exported.Elsewhere | None,
-) -> tuple[NodeStatus, str | None, str | None]:
-    status, reason, category = _declared_status(node, return_type, api, from_body, elsewhere)
-    if reason is not None:
-        reason += _through(node)
-    return status, reason, category
-
-
 def _through(node: sites.Node) -> str:
     """``add_node("n", traced(fn))``: the node is ``fn`` (``builders.registered_node``)."""
     if node.through is None:
@@ -550,7 +539,7 @@ def _through(node: sites.Node) -> str:
     return f" ({node.through}, whose result is typed Any)"
 
 
-def _declared_status(
+def _node_status(
     node: sites.Node,
     return_type: Type | None,
     api: TypeChecker,
