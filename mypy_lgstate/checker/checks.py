@@ -167,10 +167,10 @@ class Checks:
             checker = discovery.checker_of(file, modules)
             if checker is None:
                 return
+        # ``Send`` imported from ``langgraph.constants`` (a module ``__getattr__``): mypy types it as
+        # Any and fires no hook, but the call's payload has its types now.
+        allowed = self._allowlist(())
         for payload in sends:
-            # ``Send`` imported from ``langgraph.constants`` (a module ``__getattr__``): mypy types it
-            # as Any and fires no hook, but the call's payload has its types now.
-            allowed = self._allowlist(()) if self._strict else None
             self._writes.check_update(checker, payload, "Send.arg", "Send.arg", (), allowed, None, {})
         for candidate in own:
             assert candidate.state is not None
