@@ -3,9 +3,10 @@
     python benchmarks/generate.py OUTDIR --modules 500 [--seed 0]
 
 writes the package OUTDIR/app with at least ``--modules`` modules. The app is a set of "domains"
-(app/<domain>/...), each with TypedDict, pydantic and dataclass states, typed sync and async nodes
-(and ``-> dict[str, Any]`` nodes next to their graph, checked from their bodies),
-``Command[Literal[...]]`` / ``interrupt`` / ``Send`` sites and three compiled graphs, a functional-API
+(app/<domain>/...), each with TypedDict, pydantic and dataclass states, sync and async nodes in
+modules of their own (``nodes/``: typed updates, and ``-> dict[str, Any]`` nodes whose updates are
+read from their bodies), ``Command[Literal[...]]`` / ``interrupt`` / ``Send`` sites and three
+compiled graphs registering those nodes (``graph.py``), a functional-API
 workflow, a LangChain agent with middleware, and a graph built by a ``StateGraph`` subclass around a
 helper schema, plus a few shared core modules. Domains import states, helpers and graphs from earlier domains, so the import
 graph is a realistic DAG rather than isolated islands.
@@ -33,10 +34,12 @@ DOMAIN_MODULES = (
     "state",
     "model_state",
     "dc_state",
-    "intake",
-    "review",
-    "model_nodes",
-    "dc_nodes",
+    "nodes/__init__",
+    "nodes/intake",
+    "nodes/review",
+    "nodes/pricing",
+    "nodes/jobs",
+    "nodes/bookkeeping",
     "routing",
     "graph",
     "workflow",
@@ -193,10 +196,12 @@ def generate(outdir: Path, modules: int, seed: int = 0) -> GeneratedApp:
         "state": _state_module,
         "model_state": _model_state_module,
         "dc_state": _dc_state_module,
-        "intake": lambda d: _intake_module(d, rng),
-        "review": lambda d: _review_module(d, rng),
-        "model_nodes": lambda d: _model_nodes_module(d, rng),
-        "dc_nodes": lambda d: _dc_nodes_module(d, rng),
+        "nodes/__init__": lambda d: f'"""The nodes of the {d.name} graphs, one module per concern."""\n',
+        "nodes/intake": lambda d: _intake_module(d, rng),
+        "nodes/review": lambda d: _review_module(d, rng),
+        "nodes/pricing": lambda d: _pricing_module(d, rng),
+        "nodes/jobs": lambda d: _jobs_module(d, rng),
+        "nodes/bookkeeping": lambda d: _bookkeeping_module(d, rng),
         "routing": _routing_module,
         "graph": _graph_module,
         "workflow": lambda d: _workflow_module(d, rng),
@@ -520,7 +525,7 @@ def _intake_module(d: Domain, rng: random.Random) -> str:
     ]
     summarizer = "summarize"
     if d.upstream is not None:
-        imports.append(f"from {d.upstream.module}.intake import summarize as upstream_summarize")
+        imports.append(f"from {d.upstream.module}.nodes.intake import summarize as upstream_summarize")
         summarizer = "upstream_summarize"
     intake_fields = _pick(d.state_fields, rng, 2)
     enrich_fields = _pick(d.state_fields, rng, 1)
@@ -601,7 +606,7 @@ def finish(state: {p}State) -> {p}Update:
 {escalate}{_helpers(rng, d.name)}'''
 
 
-def _model_nodes_module(d: Domain, rng: random.Random) -> str:
+def _pricing_module(d: Domain, rng: random.Random) -> str:
     p = d.prefix
     imports = [
         "from typing import Literal",
@@ -632,7 +637,7 @@ async def check(state: {p}Quote) -> {p}QuoteUpdate:
 {_helpers(rng, d.name)}'''
 
 
-def _dc_nodes_module(d: Domain, rng: random.Random) -> str:
+def _jobs_module(d: Domain, rng: random.Random) -> str:
     p = d.prefix
     imports = [
         f"from {d.module}.dc_state import {p}Job, {p}JobUpdate, {p}Step",
@@ -653,6 +658,57 @@ async def run_steps(state: {p}Job) -> {p}JobUpdate:
         step["done"] = True
     return {_dict_literal(run_update, "    ")}
 {_helpers(rng, d.name)}'''
+
+
+def _bookkeeping_module(d: Domain, rng: random.Random) -> str:
+    """Nodes declared ``-> dict[str, Any]``, as many projects write them: what they write is only
+    known from the dict displays they return. Beside them, a function of the same shape that is no
+    node (prompt variables), as real projects have."""
+    p = d.prefix
+    imports = [
+        "from typing import Any",
+        "from app.core.messages import ask, last_text",
+        f"from {d.module}.dc_state import {p}Job",
+        f"from {d.module}.model_state import {p}Quote",
+        f"from {d.module}.state import {p}State",
+    ]
+    tag_fields = _pick(d.state_fields, rng, 1)
+    discount_fields = _pick(d.model_fields, rng, 1)
+    tag_update = {
+        "messages": '[ask(variables["question"])]',
+        "ticket": 'state["ticket"]',
+        **_values(tag_fields),
+    }
+    discount_update = {"total_cents": "max(0, state.total_cents - 100)", **_values(discount_fields)}
+    return f'''"""Nodes of the {d.name} graphs that return plain dicts."""
+
+{_imports(imports, valued=tag_fields + discount_fields)}
+
+def prompt_variables(state: {p}State) -> dict[str, Any]:
+    """What the tagging prompt is formatted with: no state update."""
+    return {{"question": last_text(state["messages"]), "tags": ", ".join(state["ticket"]["tags"])}}
+
+
+def tag(state: {p}State) -> dict[str, Any]:
+    variables = prompt_variables(state)
+    return {_dict_literal(tag_update, "    ")}
+
+
+async def note(state: {p}State) -> dict[str, Any]:
+    update: dict[str, Any] = {{"audit": []}}
+    update["results"] = []
+    return update
+
+
+def discount(state: {p}Quote) -> dict[str, Any]:
+    return {_dict_literal(discount_update, "    ")}
+
+
+def retry(state: {p}Job) -> dict[str, Any]:
+    if state.error is None:
+        return {{}}
+    return {{"attempts": state.attempts + 1, "error": None}}
+'''
 
 
 def _routing_module(d: Domain) -> str:
@@ -691,7 +747,8 @@ def _graph_module(d: Domain) -> str:
         "from app.core.messages import ask",
         "from app.core.factories import empty_address",
         "from app.core.runtime import thread_config",
-        f"from {d.module} import dc_nodes, intake, model_nodes, review, routing",
+        f"from {d.module} import routing",
+        f"from {d.module}.nodes import bookkeeping, intake, jobs, pricing, review",
         f"from {d.module}.dc_state import {p}Job",
         f"from {d.module}.model_state import {p}LineItem, {p}Quote",
         f"from {d.module}.state import {p}State, {p}Task",
@@ -719,19 +776,9 @@ def _graph_module(d: Domain) -> str:
 
 {_imports(imports, valued=d.state_fields)}
 
-def tag(state: {state_type}) -> dict[str, Any]:
-    return {{"messages": [ask("tagged")], "ticket": state["ticket"]}}
-
-
-async def note(state: {state_type}) -> dict[str, Any]:
-    update: dict[str, Any] = {{"audit": []}}
-    update["results"] = []
-    return update
-
-
 builder = StateGraph({state_type})
-builder.add_node("tag", tag)
-builder.add_node("note", note)
+builder.add_node("tag", bookkeeping.tag)
+builder.add_node("note", bookkeeping.note)
 builder.add_node("intake", intake.intake)
 builder.add_node("enrich", intake.enrich)
 builder.add_node("work", review.work, input_schema={p}Task)
@@ -744,20 +791,24 @@ builder.add_edge("enrich", "review")
 {finish_edges}graph = builder.compile(checkpointer=InMemorySaver())
 
 quote_builder = StateGraph({p}Quote)
-quote_builder.add_node("gate", model_nodes.gate, destinations=("price",))
-quote_builder.add_node("price", model_nodes.price)
-quote_builder.add_node("check", model_nodes.check)
+quote_builder.add_node("gate", pricing.gate, destinations=("price",))
+quote_builder.add_node("price", pricing.price)
+quote_builder.add_node("check", pricing.check)
+quote_builder.add_node("discount", bookkeeping.discount)
 quote_builder.add_edge(START, "gate")
 quote_builder.add_conditional_edges("price", routing.by_priority, {{"fast": END, "slow": "check"}})
-quote_builder.add_edge("check", END)
+quote_builder.add_edge("check", "discount")
+quote_builder.add_edge("discount", END)
 quote_graph = quote_builder.compile()
 
 job_builder = StateGraph({p}Job)
-job_builder.add_node("plan", dc_nodes.plan)
-job_builder.add_node("run_steps", dc_nodes.run_steps)
+job_builder.add_node("plan", jobs.plan)
+job_builder.add_node("run_steps", jobs.run_steps)
+job_builder.add_node("retry", bookkeeping.retry)
 job_builder.add_edge(START, "plan")
 job_builder.add_edge("plan", "run_steps")
-job_builder.add_edge("run_steps", END)
+job_builder.add_edge("run_steps", "retry")
+job_builder.add_edge("retry", END)
 job_graph = job_builder.compile()
 
 
