@@ -29,8 +29,8 @@ import mypy_lgstate
 from mypy_lgstate.checker import errorcodes  # noqa: F401  (registers the error codes with mypy)
 from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import ConfigError, LGStateConfig, load_config
-from mypy_lgstate.core.digest import short_digest
-from mypy_lgstate.core.libraries import LIBRARY_DIRS
+from mypy_lgstate.core.digest import short_digest, source_digest
+from mypy_lgstate.core.libraries import is_library
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock, LockFileError, lock_path, read_lock
 
 if TYPE_CHECKING:
@@ -89,7 +89,8 @@ BUILDER_METHODS: Final = {
     for name in ("add_node", "add_sequence", "add_conditional_edges")
 }
 
-_PYDANTIC_MODELS: Final = frozenset({"pydantic.main.BaseModel", "pydantic.v1.main.BaseModel"})
+_PYDANTIC_MODEL: Final = "pydantic.main.BaseModel"
+_PYDANTIC_V1_MODEL: Final = "pydantic.v1.main.BaseModel"
 # Imported in the daemon process only, before it first loads plugins. Not
 # ``options.fine_grained_incremental``: ``dmypy run`` compares the snapshot of the daemon's first
 # build (where it is true) with one taken from the options of the run (where it is false), so the
@@ -148,10 +149,15 @@ class LGStatePlugin(Plugin):
         # The node-shaped functions of each module being checked, found as its cache is written and
         # read once its bodies are checked (``shaped_nodes``).
         self._shaped: dict[str, tuple[MypyFile, list[Candidate]]] = {}
-        # What other callees turned out to be (a graph subclass or factory, or nothing), once
-        # looked up: every later call of the same callee is one dict lookup again.
-        self._resolved_functions: dict[str, Callable[[FunctionContext], Type] | None] = {}
-        self._resolved_methods: dict[str, Callable[[MethodContext], Type] | None] = {}
+        # The hook of every callee looked up so far: the tables above, and what other callees
+        # turned out to be (a graph subclass or factory, or nothing). mypy asks for every call it
+        # checks, libraries included: all but the first ask of a callee are one dict lookup.
+        self._resolved_functions: dict[str, Callable[[FunctionContext], Type] | None] = dict(
+            self._function_hooks
+        )
+        self._resolved_methods: dict[str, Callable[[MethodContext], Type] | None] = dict(
+            self._method_hooks
+        )
 
     @property
     def checks(self) -> Checks:
@@ -162,8 +168,8 @@ class LGStatePlugin(Plugin):
         return self._checks
 
     def forget(self) -> None:
-        self._resolved_functions.clear()
-        self._resolved_methods.clear()
+        self._resolved_functions = dict(self._function_hooks)
+        self._resolved_methods = dict(self._method_hooks)
         if self._checks is not None:
             self._checks.forget()
 
@@ -177,9 +183,6 @@ class LGStatePlugin(Plugin):
     # mypy's hooks --------------------------------------------------------------------------------
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
-        hook = self._function_hooks.get(fullname)
-        if hook is not None:
-            return hook
         try:
             return self._resolved_functions[fullname]
         except KeyError:
@@ -189,9 +192,6 @@ class LGStatePlugin(Plugin):
             return hook
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        hook = self._method_hooks.get(fullname)
-        if hook is not None:
-            return hook
         try:
             return self._resolved_methods[fullname]
         except KeyError:
@@ -240,7 +240,9 @@ class LGStatePlugin(Plugin):
         # The one hook that sees a class body in every mode, while mypy analyses it: pydantic
         # models only, so that no other plugin's hook for other classes is shadowed.
         info = self._lookup(fullname)
-        if isinstance(info, TypeInfo) and any(base.fullname in _PYDANTIC_MODELS for base in info.mro):
+        if isinstance(info, TypeInfo) and (
+            info.has_base(_PYDANTIC_MODEL) or info.has_base(_PYDANTIC_V1_MODEL)
+        ):
             from mypy_lgstate.checker.model_facts import record
 
             return record
@@ -257,11 +259,11 @@ class LGStatePlugin(Plugin):
                 from mypy_lgstate.checker.channels import record_module
 
                 record_module(file, self._modules)
-                if not _is_library(ctx.path):
+                if not is_library(ctx.path):
                     # What the modules that import it read of its bodies.
                     self._record_shaped(file)
         # Library and typeshed modules never hold findings: keep their caches across option changes.
-        return None if _is_library(ctx.path) else self._config_data
+        return None if is_library(ctx.path) else self._config_data
 
     def _record_shaped(self, file: MypyFile) -> None:
         from mypy_lgstate.routes import exported
@@ -285,7 +287,7 @@ class LGStatePlugin(Plugin):
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
         # Called once a module is checked: the one moment a class named in ``state_classes`` can
         # be checked in its own module, whatever else uses it.
-        user_module = not _is_library(file.path)
+        user_module = not is_library(file.path)
         shaped = self._shaped_of(file) if user_module else []
         if self._writes_no_cache:
             # The channels of the module's classes, and its node-shaped functions: recorded as the
@@ -323,11 +325,6 @@ def _imports_deprecated_send(file: MypyFile) -> bool:
     return any(isinstance(imported, ImportFrom) and imported.id == "langgraph.constants" for imported in file.imports)
 
 
-def _is_library(path: str) -> bool:
-    """Whether a module is an installed library's or typeshed's (never the user's code)."""
-    return any(library_dir in path for library_dir in LIBRARY_DIRS)
-
-
 def _is_state_graph(node: SymbolNode | None) -> bool:
     """A subclass of ``StateGraph`` (``StateGraph`` itself has its own hooks)."""
     return isinstance(node, TypeInfo) and node.fullname != STATE_GRAPH and node.has_base(STATE_GRAPH)
@@ -343,15 +340,7 @@ def _version(options_digest: str, *, daemon: bool) -> str:
     exactly the user's modules, where folding them in would discard the cache of every library too.
     """
     package = os.path.dirname(os.path.abspath(__file__))
-    source = bytearray()
-    for folder, subfolders, names in sorted(os.walk(package)):
-        subfolders.sort()
-        for name in sorted(names):
-            if name.endswith(".py"):
-                source += os.path.relpath(os.path.join(folder, name), package).encode()
-                with open(os.path.join(folder, name), "rb") as f:
-                    source += f.read()
-    version = f"{mypy_lgstate.__version__}+{short_digest(bytes(source))}"
+    version = f"{mypy_lgstate.__version__}+{source_digest(package)}"
     return f"{version}.{options_digest}" if daemon else version
 
 

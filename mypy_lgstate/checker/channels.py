@@ -14,6 +14,10 @@ schema class's ``TypeInfo.metadata``, which mypy caches with the class; a warm r
 and the daemon read them back. A class whose module is still being checked (the graph in the same
 module, or the same import cycle) still has its syntax, read directly. A class with neither (never
 seen by this plugin version) is not checked: whether it has reducers is unknown.
+
+A library module that never refers to LangGraph or LangChain is not read at all
+(``state_modules.may_declare_state``): its classes declare no channel of their own, and a model or
+dataclass of it has those of its bases.
 """
 
 from __future__ import annotations
@@ -81,6 +85,8 @@ from mypy.types import (
 )
 
 from mypy_lgstate.checker import errorcodes as codes
+from mypy_lgstate.checker.state_modules import may_declare_state
+from mypy_lgstate.core.libraries import is_library
 from mypy_lgstate.routes import discovery
 
 METADATA_KEY: Final = "mypy_lgstate.checker.channels"
@@ -123,6 +129,8 @@ def record_module(file: MypyFile, modules: dict[str, MypyFile], *, daemon: bool 
     """Record the channels of every schema class defined in ``file`` (its tree is still there),
     inherited ones included: a TypedDict's bases are not in its MRO, and a cached class has no
     syntax left to find them by. ``daemon``: also as a member of the class (``DAEMON_MEMBER``)."""
+    if not may_declare_state(file):
+        return  # read as it would be from the cache (``specs_of``)
     for defn in _class_defs(file.defs):
         info = defn.info
         if not isinstance(info, FakeInfo) and discovery.is_schema(info):
@@ -205,9 +213,32 @@ def specs_of(info: TypeInfo, modules: dict[str, MypyFile]) -> dict[str, Spec] | 
     if isinstance(recorded, dict):
         return {name: (spec[0], spec[1]) for name, spec in recorded.items()}
     file = modules.get(info.module_name)
-    if info.defn.defs.body and file is not None:
+    if file is None:
+        return None
+    if is_library(file.path) and (file.is_cache_skeleton or not may_declare_state(file)):
+        # From the cache, a library module's schema classes all have a record, unless it refers
+        # to nothing of LangGraph (or the class is one ``_class_defs`` does not reach).
+        return _inherited_specs(info, modules)
+    if info.defn.defs.body:
         return _specs_from_syntax(info.defn, file, modules)
     return None
+
+
+def _inherited_specs(info: TypeInfo, modules: dict[str, MypyFile]) -> dict[str, Spec] | None:
+    """The channels of a class of a library module that refers to nothing of LangGraph, which
+    records none: its own fields are plain channels, whether it has the syntax or comes from the
+    cache, so that every run reads it alike. A model or dataclass has the channels of its bases (its
+    MRO); a TypedDict's bases are known from its syntax alone, so whether it inherits any is not
+    known (a library's TypedDict may extend ``AgentState`` through a module of its own)."""
+    if info.typeddict_type is not None:
+        return None
+    found: dict[str, Spec] = {}
+    for base in _model_bases(info):
+        inherited = specs_of(base, modules)
+        if inherited is None:
+            return None
+        found.update(inherited)
+    return found
 
 
 def _specs_from_syntax(
@@ -240,9 +271,7 @@ def _schema_bases(defn: ClassDef) -> Iterator[TypeInfo]:
     TypedDicts (written in its bases: mypy gives a TypedDict no MRO of them), else its MRO."""
     info = defn.info
     if info.typeddict_type is None:
-        for base in reversed(info.mro[1:]):
-            if discovery.is_schema(base) and base.fullname not in _LIBRARY_BASES:
-                yield base
+        yield from _model_bases(info)
         return
     for expr in [*defn.removed_base_type_exprs, *defn.base_type_exprs]:
         if isinstance(expr, IndexExpr):
@@ -250,6 +279,13 @@ def _schema_bases(defn: ClassDef) -> Iterator[TypeInfo]:
         if isinstance(expr, RefExpr) and isinstance(expr.node, TypeInfo):
             if expr.node.typeddict_type is not None:
                 yield expr.node
+
+
+def _model_bases(info: TypeInfo) -> Iterator[TypeInfo]:
+    """The schema classes a model or dataclass inherits fields from, farthest first."""
+    for base in reversed(info.mro[1:]):
+        if discovery.is_schema(base) and base.fullname not in _LIBRARY_BASES:
+            yield base
 
 
 def _annotation_spec(annotation: UnboundType, file: MypyFile) -> Spec | None:

@@ -33,7 +33,7 @@ from mypy.plugin import CheckerPluginInterface
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.allowlist import is_allowed
 from mypy_lgstate.checker.findings import Anchor, Findings, Problem, UserClass
-from mypy_lgstate.core.libraries import LIBRARY_DIRS
+from mypy_lgstate.core.libraries import is_library
 from mypy_lgstate.core.messages import TAG_END, TAG_START, allowlist_what_fix
 
 # Set by the ``lgstate`` command for its builds: each message of a problem that may be reached from
@@ -196,7 +196,7 @@ def _locate(
         return call, path, None, None
     _, home = _field_home(anchors[0][0], anchors[0][1], module)
     source = api.modules.get(home.module_name)
-    if source is None or any(part in source.path for part in LIBRARY_DIRS):
+    if source is None or is_library(source.path):
         return call, path, home.fullname, None  # an installed library: its module says where
     return call, path, f"{home.fullname} in {api.msg.errors.simplify_path(source.path)}", None
 

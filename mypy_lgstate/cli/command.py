@@ -41,7 +41,7 @@ from mypy_lgstate.cli import coverage, lockdiff
 from mypy_lgstate.cli.findings import FORMATS, Finding, once_per_problem, parse_mypy_json
 from mypy_lgstate.routes import discovery
 from mypy_lgstate.core import config, lockfile
-from mypy_lgstate.core.libraries import LIBRARY_DIRS
+from mypy_lgstate.core.libraries import is_library
 
 PLUGIN: Final = "mypy_lgstate.plugin"
 # The command's own cache, inside the project's mypy cache directory (and so under the .gitignore
@@ -474,7 +474,7 @@ def _unresolved_libraries(result: BuildResult) -> tuple[str | None, list[str]]:
     stale: dict[str, str] = {}  # module -> where
     finder = result.manager.find_module_cache
     for state in sorted(result.graph.values(), key=lambda state: state.xpath):
-        if state.path is None or any(library in state.path for library in LIBRARY_DIRS):
+        if state.path is None or is_library(state.path):
             continue
         for module in state.suppressed:
             package = module.partition(".")[0]
@@ -563,7 +563,7 @@ class _CommandPlugin(Plugin):
         self._stamp = os.urandom(8).hex() if recording else None
 
     def report_config_data(self, ctx: ReportConfigContext) -> object:
-        if any(library in ctx.path for library in LIBRARY_DIRS):
+        if is_library(ctx.path):
             return None
         return [lgstate_plugin.__version__, self._stamp]
 

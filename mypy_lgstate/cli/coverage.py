@@ -40,7 +40,7 @@ from mypy.nodes import (
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import AnyType, Instance, Type, TypedDictType, TypeOfAny, get_proper_type
 
-from mypy_lgstate.core.libraries import LIBRARY_DIRS
+from mypy_lgstate.core.libraries import is_library
 from mypy_lgstate.routes import bodies, discovery, exported, shaped_nodes, sites
 
 # "checked": from its declared return type; "body": from what its body returns (``bodies``).
@@ -461,7 +461,7 @@ def _module_file(api: TypeChecker, info: TypeInfo) -> str | None:
     """The file of a class of the project; ``None`` for an installed library's (its module name
     says where it is) and for a module mypy has not loaded."""
     module = api.modules.get(info.module_name)
-    if module is None or any(part in module.path for part in LIBRARY_DIRS):
+    if module is None or is_library(module.path):
         return None
     return api.msg.errors.simplify_path(module.path)
 
@@ -563,7 +563,7 @@ def _node_status(
     module = bodies.module_of(defn) if defn is not None else None
     if module is not None and module != api.tree.fullname:
         file = api.modules.get(module)
-        if file is None or any(library in file.path for library in LIBRARY_DIRS):
+        if file is None or is_library(file.path):
             return "unchecked", f"{declared}, and its body is in an installed library", "library"
         path = api.msg.errors.simplify_path(file.path)
         reason = (

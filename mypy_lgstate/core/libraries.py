@@ -11,3 +11,11 @@ from typing import Final
 LIBRARY_DIRS: Final = tuple(
     f"{os.sep}{name}{os.sep}" for name in ("site-packages", "dist-packages", "typeshed")
 )
+
+
+def is_library(path: str) -> bool:
+    """Whether the module at ``path`` is an installed library's or typeshed's."""
+    for library_dir in LIBRARY_DIRS:
+        if library_dir in path:
+            return True
+    return False

@@ -18,6 +18,8 @@ def field_part(name: str) -> str:
 
 def key_part(key: str) -> str:
     """A str key in a path, as a Python literal: a newline in it never splits a message."""
+    if key.isidentifier():  # what json.dumps would write, without its cost: nothing to escape
+        return f'["{key}"]'
     return f"[{json.dumps(key, ensure_ascii=False)}]"
 
 
