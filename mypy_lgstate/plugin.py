@@ -96,6 +96,8 @@ _PYDANTIC_V1_MODEL: Final = "pydantic.v1.main.BaseModel"
 # build (where it is true) with one taken from the options of the run (where it is false), so the
 # versions would always differ and every ``dmypy run`` would restart the daemon.
 _IN_DAEMON: Final = "mypy.dmypy_server"
+# The source digest of the last run, kept in mypy's cache directory (``source_digest``).
+_SOURCE_MEMO: Final = "mypy_lgstate-source.json"
 
 
 class LGStatePlugin(Plugin):
@@ -119,7 +121,7 @@ class LGStatePlugin(Plugin):
         if self.lock.digest:
             digest = short_digest(f"{digest}{self.lock.digest}".encode())
         global __version__
-        __version__ = _version(digest, daemon=_IN_DAEMON in sys.modules)
+        __version__ = _version(digest, options.cache_dir, daemon=_IN_DAEMON in sys.modules)
         # dmypy keeps checking with the plugin object of its first build, but makes a new one on
         # every run: that is the moment to drop verdicts memoized from classes edited since.
         for earlier in _LIVE_PLUGINS:
@@ -330,7 +332,7 @@ def _is_state_graph(node: SymbolNode | None) -> bool:
     return isinstance(node, TypeInfo) and node.fullname != STATE_GRAPH and node.has_base(STATE_GRAPH)
 
 
-def _version(options_digest: str, *, daemon: bool) -> str:
+def _version(options_digest: str, cache_dir: str, *, daemon: bool) -> str:
     """The version mypy records for this plugin.
 
     It includes a hash of the package's own source: mypy hashes only this file, and an edit to
@@ -340,7 +342,8 @@ def _version(options_digest: str, *, daemon: bool) -> str:
     exactly the user's modules, where folding them in would discard the cache of every library too.
     """
     package = os.path.dirname(os.path.abspath(__file__))
-    version = f"{mypy_lgstate.__version__}+{source_digest(package)}"
+    memo = None if cache_dir == os.devnull else os.path.join(cache_dir, _SOURCE_MEMO)
+    version = f"{mypy_lgstate.__version__}+{source_digest(package, memo)}"
     return f"{version}.{options_digest}" if daemon else version
 
 

@@ -7,9 +7,6 @@ from typing import Final
 
 from mypy.errorcodes import ErrorCode
 
-# The builder that the runtime checker shares lives in a module that does not import mypy.
-from mypy_lgstate.core.messages import problem_message as problem_message
-
 _CATEGORY: Final = "LangGraph state"
 
 UNSERIALIZABLE: Final = ErrorCode(

@@ -34,7 +34,7 @@ from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.allowlist import is_allowed
 from mypy_lgstate.checker.findings import Anchor, Findings, Problem, UserClass
 from mypy_lgstate.core.libraries import is_library
-from mypy_lgstate.core.messages import TAG_END, TAG_START, allowlist_what_fix
+from mypy_lgstate.core.messages import TAG_END, TAG_START, allowlist_what_fix, problem_message
 
 # Set by the ``lgstate`` command for its builds: each message of a problem that may be reached from
 # several files ends with its identity, which the command strips (``findings.parse_mypy_json``).
@@ -79,7 +79,7 @@ def report(
         ]
     for finding, what, fix, code in found:
         if not at_fields:
-            message = codes.problem_message(finding.path, finding.type_name, what, fix, None)
+            message = problem_message(finding.path, finding.type_name, what, fix, None)
             if once_per_file is not None:
                 root, declarer = once_per_file
                 site = None if finding.anchors else (declarer, finding.path[len(root):])
@@ -88,7 +88,7 @@ def report(
                 fail(api, message, call, code)
             continue
         context, path, where, site = _locate(api, finding.path, finding.anchors, call)
-        message = codes.problem_message(path, finding.type_name, what, fix, where)
+        message = problem_message(path, finding.type_name, what, fix, where)
         declared = None if site is None else finding.identity(site)
         once(api, finding.identity(), message, context, code, declared=declared)
 
