@@ -15,9 +15,10 @@ and the daemon read them back. A class whose module is still being checked (the 
 module, or the same import cycle) still has its syntax, read directly. A class with neither (never
 seen by this plugin version) is not checked: whether it has reducers is unknown.
 
-A library module that never refers to LangGraph or LangChain is not read at all
-(``state_modules.may_declare_state``): its classes declare no channel of their own, and a model or
-dataclass of it has those of its bases.
+A library module that imports no ``Annotated`` and nothing of LangGraph or LangChain
+(``state_modules.may_declare_channels``) declares no channel of its own: of its classes only the
+TypedDicts are read (their bases are in their syntax alone), and a model or dataclass of it has the
+channels of its bases. The standard library's stubs are not read at all.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ from mypy.types import (
 )
 
 from mypy_lgstate.checker import errorcodes as codes
-from mypy_lgstate.checker.state_modules import may_declare_state
+from mypy_lgstate.checker.state_modules import is_stdlib_stub, may_declare_channels
 from mypy_lgstate.core.libraries import is_library
 from mypy_lgstate.routes import discovery
 
@@ -129,11 +130,15 @@ def record_module(file: MypyFile, modules: dict[str, MypyFile], *, daemon: bool 
     """Record the channels of every schema class defined in ``file`` (its tree is still there),
     inherited ones included: a TypedDict's bases are not in its MRO, and a cached class has no
     syntax left to find them by. ``daemon``: also as a member of the class (``DAEMON_MEMBER``)."""
-    if not may_declare_state(file):
-        return  # read as it would be from the cache (``specs_of``)
+    if is_stdlib_stub(file.path):
+        return  # the standard library declares no graph state
+    own_channels = may_declare_channels(file)
     for defn in _class_defs(file.defs):
         info = defn.info
-        if not isinstance(info, FakeInfo) and discovery.is_schema(info):
+        if isinstance(info, FakeInfo):
+            continue
+        # Without channels of its own, a model or dataclass is read from its bases (``specs_of``).
+        if info.typeddict_type is not None or (own_channels and discovery.is_schema(info)):
             specs = _specs_from_syntax(defn, file, modules)
             if specs is not None:
                 recorded = {name: list(spec) for name, spec in specs.items()}
@@ -215,23 +220,25 @@ def specs_of(info: TypeInfo, modules: dict[str, MypyFile]) -> dict[str, Spec] | 
     file = modules.get(info.module_name)
     if file is None:
         return None
-    if is_library(file.path) and (file.is_cache_skeleton or not may_declare_state(file)):
-        # From the cache, a library module's schema classes all have a record, unless it refers
-        # to nothing of LangGraph (or the class is one ``_class_defs`` does not reach).
+    if (
+        info.typeddict_type is None
+        and is_library(file.path)
+        and (file.is_cache_skeleton or not may_declare_channels(file))
+    ):
+        # A library's model or dataclass without a record declares no channel of its own (or is
+        # one ``_class_defs`` does not reach): read alike from the cache and from its syntax.
         return _inherited_specs(info, modules)
+    if is_stdlib_stub(file.path):
+        return None  # the standard library's TypedDicts are not read, from syntax or cache alike
     if info.defn.defs.body:
         return _specs_from_syntax(info.defn, file, modules)
     return None
 
 
 def _inherited_specs(info: TypeInfo, modules: dict[str, MypyFile]) -> dict[str, Spec] | None:
-    """The channels of a class of a library module that refers to nothing of LangGraph, which
-    records none: its own fields are plain channels, whether it has the syntax or comes from the
-    cache, so that every run reads it alike. A model or dataclass has the channels of its bases (its
-    MRO); a TypedDict's bases are known from its syntax alone, so whether it inherits any is not
-    known (a library's TypedDict may extend ``AgentState`` through a module of its own)."""
-    if info.typeddict_type is not None:
-        return None
+    """The channels of a model or dataclass of a library module that declares no channel of its
+    own, which records none: those of its bases (its MRO), whether it has the syntax or comes from
+    the cache, so that every run reads it alike; its own fields are plain channels."""
     found: dict[str, Spec] = {}
     for base in _model_bases(info):
         inherited = specs_of(base, modules)

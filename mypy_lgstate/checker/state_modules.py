@@ -1,11 +1,15 @@
-"""Which modules can declare graph state: the gate of what the plugin records as each module's cache
-is written.
+"""Which library modules can declare channels of their own: the gate of what the plugin reads of
+each module as its cache is written.
 
 mypy writes a cache entry for every module it checks, the standard library and every installed
 library included: most modules of a LangGraph application's build are libraries that never touch
-LangGraph. Reading their classes at every cold run cost the plugin more than any of its checks of the
-user's code, for nothing: a library's fields have channels of their own only through LangGraph or
-LangChain (``add_messages``, the channel classes, ``MessagesState``, ``AgentState``).
+LangGraph. Reading all their classes at every cold run cost the plugin more than any of its checks of
+the user's code, for nothing. A field declares its own channel only as ``Annotated[T, reducer]`` or
+``Annotated[T, SomeChannel]`` (the only form the plugin reads, and the one LangGraph documents), so
+a module that imports no ``Annotated`` and nothing of LangGraph or LangChain declares none: its
+models and dataclasses have the channels their bases declare, and the plugin need not read them.
+Its TypedDicts are still read (``channels.record_module``), because their bases are known from
+their syntax alone.
 
 The gate reads the module's import statements, which only a module just checked has (a module
 loaded from the cache has none): it answers from the module's source, the same in every run,
@@ -24,33 +28,46 @@ from mypy_lgstate.core.libraries import is_library
 # Where LangGraph's own state and channels live, and what every library built on them imports.
 LANGGRAPH_PACKAGES: Final = frozenset({"langgraph", "langchain"})
 _INSIDE: Final = tuple(f"{package}." for package in LANGGRAPH_PACKAGES)
-# The standard library's stubs (mypy's copy of typeshed): nearly half the modules of a build.
+# Modules whose ``Annotated`` a module may use through the module (``typing.Annotated``).
+_ANNOTATED_MODULES: Final = frozenset({"typing", "typing_extensions"})
+# The standard library's stubs (mypy's copy of typeshed): declare no graph state.
 _STDLIB_STUBS: Final = f"{os.sep}typeshed{os.sep}stdlib{os.sep}"
 
 
-def may_declare_state(file: MypyFile) -> bool:
-    """Whether the classes of ``file``, a module just checked, may declare graph state of their own
-    (channels, reducers): always in the user's code; in a library (site-packages, typeshed) only in
-    a module of LangGraph or LangChain or one that imports from them.
+def is_stdlib_stub(path: str) -> bool:
+    """Whether the module at ``path`` is one of typeshed's standard library stubs."""
+    return _STDLIB_STUBS in path
 
-    A library module that gets their names only through a module of its own package (``from
-    .compat import add_messages``) is not read: this runs for every module of every cold run, and
-    such a module's models and dataclasses still have the channels their bases declare."""
+
+def may_declare_channels(file: MypyFile) -> bool:
+    """Whether fields of the classes of ``file``, a module just checked, may declare channels of
+    their own (reducers, channel classes): always in the user's code; in a library only in a module
+    of LangGraph or LangChain, or one that imports from them, imports a name ``Annotated`` (from
+    anywhere), the ``typing`` modules themselves, or ``*`` from anywhere."""
     path = file.path
     if not is_library(path):
         return True
-    if _STDLIB_STUBS in path:
+    if is_stdlib_stub(path):
         return False
     name = file.fullname
     if name.startswith(_INSIDE) or name in LANGGRAPH_PACKAGES:
         return True
     for imported in file.imports:
-        if isinstance(imported, (ImportFrom, ImportAll)):
+        if isinstance(imported, ImportFrom):
             name = imported.id
             if not imported.relative and (name.startswith(_INSIDE) or name in LANGGRAPH_PACKAGES):
                 return True
+            for name, _ in imported.names:
+                if name == "Annotated":
+                    return True
+        elif isinstance(imported, ImportAll):
+            return True
         elif isinstance(imported, Import):
             for name, _ in imported.ids:
-                if name.startswith(_INSIDE) or name in LANGGRAPH_PACKAGES:
+                if (
+                    name.startswith(_INSIDE)
+                    or name in LANGGRAPH_PACKAGES
+                    or name in _ANNOTATED_MODULES
+                ):
                     return True
     return False
