@@ -239,8 +239,13 @@ def _inherited_specs(info: TypeInfo, modules: dict[str, MypyFile]) -> dict[str, 
     """The channels of a model or dataclass of a library module that declares no channel of its
     own, which records none: those of its bases (its MRO), whether it has the syntax or comes from
     the cache, so that every run reads it alike; its own fields are plain channels."""
+    return _bases_specs(_model_bases(info), modules)
+
+
+def _bases_specs(bases: Iterable[TypeInfo], modules: dict[str, MypyFile]) -> dict[str, Spec] | None:
+    """The channels ``bases`` declare, the nearer base's winning; ``None`` when one is unknown."""
     found: dict[str, Spec] = {}
-    for base in _model_bases(info):
+    for base in bases:
         inherited = specs_of(base, modules)
         if inherited is None:
             return None
@@ -251,12 +256,9 @@ def _inherited_specs(info: TypeInfo, modules: dict[str, MypyFile]) -> dict[str, 
 def _specs_from_syntax(
     defn: ClassDef, file: MypyFile, modules: dict[str, MypyFile]
 ) -> dict[str, Spec] | None:
-    found: dict[str, Spec] = {}
-    for base in _schema_bases(defn):
-        inherited = specs_of(base, modules)
-        if inherited is None:
-            return None
-        found.update(inherited)
+    found = _bases_specs(_schema_bases(defn), modules)
+    if found is None:
+        return None
     for stmt in defn.defs.body:
         if not (
             isinstance(stmt, AssignmentStmt)
