@@ -32,6 +32,7 @@ from mypy_lgstate.core.config import ConfigError, LGStateConfig, load_config
 from mypy_lgstate.core.digest import short_digest, source_digest
 from mypy_lgstate.core.libraries import is_library
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock, LockFileError, lock_path, read_lock
+from mypy_lgstate.routes import aliases
 
 if TYPE_CHECKING:
     from mypy_lgstate.checker.checks import Checks
@@ -129,6 +130,8 @@ class LGStatePlugin(Plugin):
         _LIVE_PLUGINS.add(self)
         self._checks: Checks | None = None
         self._writes_no_cache = options.fine_grained_incremental or options.cache_dir == os.devnull
+        # The daemon merges a module analysed again into its old tree in place (``aliases``).
+        aliases.keep_expansions(not options.fine_grained_incremental)
         # Asked for twice per module, and stored in each module's cache entry: a short digest.
         self._config_data = digest
         self._state_classes_by_module: dict[str, list[str]] = {}

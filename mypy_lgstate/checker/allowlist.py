@@ -37,13 +37,13 @@ from mypy.types import (
     TypeAliasType,
     TypedDictType,
     UnionType,
-    get_proper_type,
 )
 
 from mypy_lgstate.checker.findings import UserClass
 from mypy_lgstate.checker.generics import is_parametrized
 from mypy_lgstate.checker.models import instance_attributes
 from mypy_lgstate.core import rules
+from mypy_lgstate.routes.aliases import proper_type
 
 
 def derive_allowlist(schemas: Iterable[Type]) -> frozenset[str]:
@@ -72,7 +72,7 @@ def _collect(typ: Type, found: set[str], seen: set[object]) -> None:
         if alias_key in seen:
             return
         seen.add(alias_key)
-    _collect_proper(get_proper_type(typ), found, seen)
+    _collect_proper(proper_type(typ), found, seen)
 
 
 def _collect_proper(typ: ProperType, found: set[str], seen: set[object]) -> None:

@@ -82,13 +82,13 @@ from mypy.types import (
     UnboundType,
     UnionType,
     flatten_nested_unions,
-    get_proper_type,
 )
 
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.state_modules import is_stdlib_stub, may_declare_channels
 from mypy_lgstate.core.libraries import is_library
 from mypy_lgstate.routes import discovery
+from mypy_lgstate.routes.aliases import proper_type
 
 METADATA_KEY: Final = "mypy_lgstate.checker.channels"
 OVERWRITE: Final = "langgraph.types.Overwrite"
@@ -334,7 +334,7 @@ def _resolve(item: Type, file: MypyFile) -> Spec:
     if isinstance(node, (FuncDef, Decorator, OverloadedFuncDef)):
         return ("reducer", node.fullname)
     if isinstance(node, Var):
-        proper = get_proper_type(node.type)
+        proper = proper_type(node.type)
         if isinstance(proper, Instance) and proper.type.has_base(BASE_CHANNEL):
             return ("channel", proper.type.fullname)
         if isinstance(proper, Instance) and proper.type.get_method("__call__") is None:
@@ -418,14 +418,14 @@ def _second_parameter(node: SymbolNode | None) -> Type | None:
         node = node.func  # the function as written (``add_messages`` is wrapped)
     if not isinstance(node, FuncDef):
         return None
-    signature = get_proper_type(node.type)
+    signature = proper_type(node.type)
     if not isinstance(signature, CallableType):
         return None
     positional = [typ for kind, typ in zip(signature.arg_kinds, signature.arg_types) if kind == ARG_POS]
     if len(positional) < 2:
         return None
     accepts = erase_typevars(positional[1])
-    return None if isinstance(get_proper_type(accepts), AnyType) else accepts
+    return None if isinstance(proper_type(accepts), AnyType) else accepts
 
 
 # Does a written item fit? -------------------------------------------------------------------------
@@ -436,7 +436,7 @@ def fits(written: Type, accepts: Type) -> bool:
     ``list[AIMessage]`` written where ``list[AnyMessage]`` is declared is one."""
     if is_subtype(written, accepts):
         return True
-    w, a = get_proper_type(written), get_proper_type(accepts)
+    w, a = proper_type(written), proper_type(accepts)
     if isinstance(w, UnionType):
         return all(fits(item, a) for item in w.items)
     if isinstance(a, UnionType):
@@ -471,7 +471,7 @@ def expr_fits(expr: Expression, accepts: Type, type_of: Callable[[Expression], T
     ``dict[str, int]``, ``[("user", "hi")]`` as ``list[tuple[str, str]]``, ``[x for x in names]`` as
     ``list[Any]``), and a display is a value of any type its items fit (a TypedDict,
     ``list[MessageLikeRepresentation]``). ``a if c else b`` fits when both do."""
-    a = get_proper_type(accepts)
+    a = proper_type(accepts)
     if isinstance(a, AnyType):
         return True
     if isinstance(expr, ConditionalExpr):
@@ -513,7 +513,7 @@ def expr_fits(expr: Expression, accepts: Type, type_of: Callable[[Expression], T
 def missing_key(expr: Expression, accepts: Type) -> str | None:
     """The first required key of the TypedDict ``accepts`` that the dict display ``expr`` lacks,
     below it too (``account.tier``): the nodes after it read it, and get ``KeyError``."""
-    a = get_proper_type(accepts)
+    a = proper_type(accepts)
     if not isinstance(expr, DictExpr) or not isinstance(a, TypedDictType):
         return None
     missing = _missing_key(expr, a)
@@ -562,7 +562,7 @@ def shown_type(expr: Expression, type_of: Callable[[Expression], Type | None]) -
         known = [typ for typ in branches if typ is not None]
         return make_simplified_union(known) if len(known) == 2 else type_of(expr)
     written = type_of(expr)
-    proper = get_proper_type(written)
+    proper = proper_type(written)
     if not isinstance(proper, Instance):
         return written
     if isinstance(expr, (DictExpr, DictionaryComprehension)):
@@ -587,7 +587,7 @@ def shown_type(expr: Expression, type_of: Callable[[Expression], Type | None]) -
 
 def _container_fits(written: Type, accepts: Instance) -> bool:
     """Whether the display's own class (``list``, ``dict``...) is one of ``accepts``'s class."""
-    proper: ProperType = get_proper_type(written)
+    proper: ProperType = proper_type(written)
     if isinstance(proper, TupleType):
         proper = proper.partial_fallback
     return isinstance(proper, Instance) and proper.type.has_base(accepts.type.fullname)
@@ -645,13 +645,13 @@ def mismatch(
         expr = expr.args[0]
     accepts = accepted(declared, overwrite)
     written = type_of(expr)
-    if accepts is None or written is None or isinstance(get_proper_type(written), AnyType):
+    if accepts is None or written is None or isinstance(proper_type(written), AnyType):
         return None
     if any(expr_fits(expr, typ, type_of) for typ in accepts):
         return None
     reducer = None if overwrite else first.reducer
     shown = shown_type(expr, type_of) or written
-    proper = get_proper_type(shown)
+    proper = proper_type(shown)
     if isinstance(proper, Instance) and proper.last_known_value is not None and any(
         _names_literals(typ) for typ in accepts
     ):
@@ -671,7 +671,7 @@ def mismatch(
 
 
 def _names_literals(typ: Type) -> bool:
-    return any(isinstance(get_proper_type(item), LiteralType) for item in flatten_nested_unions([typ]))
+    return any(isinstance(proper_type(item), LiteralType) for item in flatten_nested_unions([typ]))
 
 
 # Reducers that concatenate: ``current + value``, which raises TypeError unless ``value`` is of the
@@ -685,13 +685,13 @@ _CONCATENATED: Final = {"builtins.list": "list", "builtins.tuple": "tuple"}
 def _concatenation_raises(reducer: str | None, accepts: Type, written: Type) -> str | None:
     """``list`` when ``reducer`` concatenates a list channel with a value that is no list (every
     value of ``written``): the step raises TypeError (likewise ``tuple``)."""
-    a = get_proper_type(accepts)
+    a = proper_type(accepts)
     sequence = _CONCATENATED.get(a.type.fullname) if isinstance(a, Instance) else None
     if reducer not in _CONCATENATING or sequence is None:
         return None
     assert isinstance(a, Instance)
     for item in flatten_nested_unions([written]):
-        proper = get_proper_type(item)
+        proper = proper_type(item)
         if isinstance(proper, TupleType):
             proper = proper.partial_fallback
         elif isinstance(proper, LiteralType):

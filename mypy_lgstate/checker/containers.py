@@ -17,12 +17,12 @@ from mypy.types import (
     Type,
     UnionType,
     UnpackType,
-    get_proper_type,
 )
 
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.findings import NOTHING, Findings, merge
 from mypy_lgstate.core import messages, rules
+from mypy_lgstate.routes.aliases import proper_type
 
 if TYPE_CHECKING:
     from mypy_lgstate.checker.walker import Walker
@@ -49,7 +49,7 @@ def tuple_findings(
         items, fixed = items[:1], False
     for index, item in enumerate(items):
         if isinstance(item, UnpackType):  # ``tuple[int, *tuple[X, ...]]``: the X items
-            inner = get_proper_type(item.type)
+            inner = proper_type(item.type)
             variadic = inner.args[:1] if isinstance(inner, Instance) else []
             for each in inner.items if isinstance(inner, TupleType) else variadic:
                 parts.append(walker.walk(each, in_model_value).under("[]"))
@@ -107,12 +107,12 @@ def _set(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
         return NOTHING
     # The loader rebuilds a set from its items; tuples come back as lists, which are not
     # hashable, so the whole set comes back as the list of lists that was written.
-    item = get_proper_type(typ.args[0])
+    item = proper_type(typ.args[0])
     members = item.items if isinstance(item, UnionType) else [item]
     parts = []
     has_tuple = False
     for member in members:
-        proper = get_proper_type(member)
+        proper = proper_type(member)
         if isinstance(proper, TupleType) and not proper.partial_fallback.type.is_named_tuple:
             has_tuple = True
             parts.append(tuple_findings(walker, proper, proper.items, in_model_value, fixed=True,
@@ -142,7 +142,7 @@ def mapping(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
 
 
 def _key(walker: Walker, key: Type, mapping_type: Instance) -> Findings:
-    verdict = _key_verdict(walker, get_proper_type(key))
+    verdict = _key_verdict(walker, proper_type(key))
     if verdict is None or verdict.outcome == "ok":
         return NOTHING
     if verdict.outcome == "raises":
@@ -155,7 +155,7 @@ def _key(walker: Walker, key: Type, mapping_type: Instance) -> Findings:
 def _key_verdict(walker: Walker, key: ProperType) -> rules.Verdict | None:
     json = walker.profile == "json"
     if isinstance(key, UnionType):
-        verdicts = [_key_verdict(walker, get_proper_type(item)) for item in key.items]
+        verdicts = [_key_verdict(walker, proper_type(item)) for item in key.items]
         for outcome in ("raises", "lossy"):
             for verdict in verdicts:
                 if verdict is not None and verdict.outcome == outcome:
@@ -168,7 +168,7 @@ def _key_verdict(walker: Walker, key: ProperType) -> rules.Verdict | None:
     if isinstance(key, TupleType):
         if json:
             return rules.raises("use str keys, e.g. the parts joined into one str")
-        inner = [_key_verdict(walker, get_proper_type(item)) for item in key.items]
+        inner = [_key_verdict(walker, proper_type(item)) for item in key.items]
         bad = [v for v in inner if v is not None and v.outcome != "ok"]
         return bad[0] if bad else rules.OK
     if not isinstance(key, Instance):

@@ -7,10 +7,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mypy.nodes import Var
-from mypy.types import CallableType, Instance, TupleType, Type, get_proper_type
+from mypy.types import CallableType, Instance, TupleType, Type
 
 from mypy_lgstate.checker.findings import Findings, merge
 from mypy_lgstate.core import messages, rules
+from mypy_lgstate.routes.aliases import proper_type
 
 if TYPE_CHECKING:
     from mypy_lgstate.checker.walker import Walker
@@ -31,7 +32,7 @@ def enum(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
             for name, sym in info.names.items()
             if isinstance(sym.node, Var)
             and sym.node.is_inferred
-            and isinstance(get_proper_type(sym.node.type), TupleType)
+            and isinstance(proper_type(sym.node.type), TupleType)
             and not name.startswith("_")
         ),
         None,
@@ -57,10 +58,10 @@ def enum(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
 
 def _is_function_member(typ: Type | None) -> bool:
     """``enum.member[def ()]``: the type mypy gives ``A = enum.member(func)`` in an Enum body."""
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     return (
         isinstance(proper, Instance)
         and proper.type.fullname == "enum.member"
         and len(proper.args) == 1
-        and isinstance(get_proper_type(proper.args[0]), CallableType)
+        and isinstance(proper_type(proper.args[0]), CallableType)
     )

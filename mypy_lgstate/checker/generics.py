@@ -17,12 +17,12 @@ from mypy.types import (
     TypedDictType,
     TypeOfAny,
     UnionType,
-    get_proper_type,
 )
 
 from mypy_lgstate.checker import errorcodes as codes, model_facts
 from mypy_lgstate.checker.findings import NOTHING, Findings
 from mypy_lgstate.core import messages
+from mypy_lgstate.routes.aliases import proper_type
 
 if TYPE_CHECKING:
     from mypy_lgstate.checker.walker import Walker
@@ -37,7 +37,7 @@ def is_parametrized(typ: Instance) -> bool:
     """``Box[int]`` as opposed to a bare ``Box`` (whose arguments mypy fills with implicit Any)."""
     return any(
         not (isinstance(arg, AnyType) and arg.type_of_any == TypeOfAny.from_omitted_generics)
-        for arg in map(get_proper_type, typ.args)
+        for arg in map(proper_type, typ.args)
     )
 
 
@@ -103,7 +103,7 @@ def registered_with_deferred_annotations(found: Findings) -> Findings:
 
 def _name_part(arg: Type) -> str:
     """A PascalCase name for a type argument, for the concrete subclass a fix suggests."""
-    proper = get_proper_type(arg)
+    proper = proper_type(arg)
     if isinstance(proper, Instance):
         name = proper.type.name
         return name[:1].upper() + name[1:] + "".join(_name_part(a) for a in proper.args)

@@ -18,13 +18,13 @@ from mypy.types import (
     TypedDictType,
     TypeOfAny,
     UnionType,
-    get_proper_type,
 )
 
 from mypy_lgstate.checker import errorcodes as codes, generics, model_facts
 from mypy_lgstate.checker.containers import TUPLE_AS_LIST
 from mypy_lgstate.checker.findings import NOTHING, Findings, in_field, merge
 from mypy_lgstate.core import messages, rules
+from mypy_lgstate.routes.aliases import proper_type
 
 if TYPE_CHECKING:
     from mypy_lgstate.checker.walker import Walker
@@ -98,7 +98,7 @@ def model(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
     if info.has_base(rules.PYDANTIC_ROOT_MODEL):
         root_info = next(b for b in info.mro if b.fullname == rules.PYDANTIC_ROOT_MODEL)
         mapped = map_instance_to_supertype(typ, root_info)
-        root = get_proper_type(mapped.args[0]) if mapped.args else None
+        root = proper_type(mapped.args[0]) if mapped.args else None
         if (
             isinstance(root, TypedDictType)
             or isinstance(root, Instance) and root.type.fullname in rules.MAPPINGS
@@ -303,7 +303,7 @@ def fields(walker: Walker, info: TypeInfo, typ: Instance | None, in_model_value:
 def _needs_validation(typ: Type | None, depth: int = 0) -> bool:
     """Whether a value of ``typ`` changes when a model is built without validation from its
     ``model_dump()``: nested models and dataclasses are dicts there, tuples are lists."""
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     if depth > 4 or proper is None:
         return False
     if isinstance(proper, TupleType):
@@ -323,7 +323,7 @@ def _needs_validation(typ: Type | None, depth: int = 0) -> bool:
 def _strict_rejects(typ: Type | None, depth: int = 0) -> bool:
     """Whether ``strict=True`` rejects what a value of ``typ`` is written as: a tuple comes back as
     a list, a dataclass as a dict (a nested model is validated by its own configuration)."""
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     if depth > 4 or proper is None:
         return False
     if isinstance(proper, TupleType):

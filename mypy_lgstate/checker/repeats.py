@@ -25,7 +25,7 @@ from typing import Final
 
 from mypy.nodes import TypeInfo
 from mypy.subtypes import is_same_type
-from mypy.types import AnyType, Instance, TupleType, Type, TypedDictType, get_proper_type
+from mypy.types import AnyType, Instance, TupleType, Type, TypedDictType
 
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.containers import TUPLE_AS_LIST
@@ -35,6 +35,7 @@ from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.core import rules
 from mypy_lgstate.core.messages import ENUM_JSON_FIX_START, field_part
 from mypy_lgstate.routes import discovery, sites
+from mypy_lgstate.routes.aliases import proper_type
 
 # The write sites whose dict items update the channels of the graph key by key (``Send.arg`` is the
 # state a node of the same graph starts from).
@@ -64,7 +65,7 @@ def restated_update_fields(update: Type, node_root: str, declared: Declared) -> 
     model or a dataclass) whose type is the one the graph declares for that channel."""
     if not declared:
         return []
-    proper = get_proper_type(update)
+    proper = proper_type(update)
     if isinstance(proper, TypedDictType):
         items = list(proper.items.items())
     elif isinstance(proper, Instance) and discovery.is_schema(proper.type):
@@ -183,7 +184,7 @@ def _restated(walker: Walker, problem: Problem, steps: list[str], declared: Type
 
 def _declared_at(typ: Type, steps: list[str]) -> Iterator[Type]:
     """The types ``typ`` declares at ``steps`` below it (each member of a union)."""
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     members = sites.union_items(proper)
     if not steps:
         yield from members
@@ -195,7 +196,7 @@ def _declared_at(typ: Type, steps: list[str]) -> Iterator[Type]:
 
 
 def _step_into(typ: Type, step: str) -> list[Type]:
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     if step == "[]":
         if isinstance(proper, TupleType):
             return list(proper.items)
@@ -220,7 +221,7 @@ def _step_into(typ: Type, step: str) -> list[Type]:
 def _holds(base: TypeInfo, declared: Type) -> bool:
     """Whether a value of class ``base`` (what a subclass's value comes back as) is one of
     ``declared``."""
-    proper = get_proper_type(declared)
+    proper = proper_type(declared)
     if isinstance(proper, AnyType):
         return True
     return isinstance(proper, Instance) and base.has_base(proper.type.fullname)
@@ -229,7 +230,7 @@ def _holds(base: TypeInfo, declared: Type) -> bool:
 def _is_sequence(declared: Type) -> bool:
     """A list, a tuple, a sequence: what pydantic validates a tuple (or the list it comes back as)
     into."""
-    proper = get_proper_type(declared)
+    proper = proper_type(declared)
     return isinstance(proper, TupleType) or (
         isinstance(proper, Instance)
         and (proper.type.fullname in rules.SEQUENCES or proper.type.fullname == "builtins.tuple")

@@ -37,13 +37,14 @@ from mypy.nodes import (
     StrExpr,
     TypeInfo,
 )
-from mypy.types import AnyType, Instance, Type, TypedDictType, get_proper_type
+from mypy.types import AnyType, Instance, Type, TypedDictType
 
 from mypy_lgstate.checker import channels, errorcodes as codes
 from mypy_lgstate.checker.report import fail
 from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import builders, discovery, sites
+from mypy_lgstate.routes.aliases import proper_type
 
 ROOT: Final = "Send.arg"
 
@@ -140,7 +141,7 @@ def _check_payload(api: TypeChecker, target: Target, reported: set[str], walker:
         if any(path == top or path.startswith((top + "[", top + "{", top + ".")) for path in reported):
             continue
         written = type_of(value)
-        if written is None or isinstance(get_proper_type(written), AnyType):
+        if written is None or isinstance(proper_type(written), AnyType):
             continue
         if channels.expr_fits(value, declared[key.value], type_of):
             continue
@@ -161,11 +162,11 @@ def _declared_source(
     """Where the type of ``value`` is declared, when it reads a field of another class
     (``state["search_query"]``, ``state.search_query``): the field and its class."""
     if isinstance(value, IndexExpr) and isinstance(value.index, StrExpr):
-        base = get_proper_type(type_of(value.base))
+        base = proper_type(type_of(value.base))
         if isinstance(base, TypedDictType) and value.index.value in base.items:
             return value.index.value, base.fallback.type.name
     if isinstance(value, MemberExpr):
-        base = get_proper_type(type_of(value.expr))
+        base = proper_type(type_of(value.expr))
         if isinstance(base, Instance) and discovery.is_schema(base.type):
             return value.name, base.type.name
     return None

@@ -42,7 +42,6 @@ from mypy.types import (
     TypeVarType,
     UninhabitedType,
     UnionType,
-    get_proper_type,
 )
 
 from mypy_lgstate.checker import containers, enums, errorcodes as codes, generics, models
@@ -59,6 +58,7 @@ from mypy_lgstate.checker.findings import (
 from mypy_lgstate.core import messages, rules
 from mypy_lgstate.core.config import LGStateConfig
 from mypy_lgstate.routes.agents import STRUCTURED_RESPONSE
+from mypy_lgstate.routes.aliases import proper_type
 
 _SERIALIZER: Final = {"json": "the JSON serializer", "msgpack": "the msgpack serializer"}
 AGENT_STATE: Final = "langchain.agents.middleware.types.AgentState"
@@ -131,7 +131,7 @@ class Walker:
             and agent_state.typeddict_type is not None
             and agent_state.typeddict_type.items.keys() <= info.typeddict_type.items.keys()
             and isinstance(
-                get_proper_type(info.typeddict_type.items[STRUCTURED_RESPONSE]),
+                proper_type(info.typeddict_type.items[STRUCTURED_RESPONSE]),
                 (AnyType, TypeVarType),
             )
         ):
@@ -152,13 +152,13 @@ class Walker:
         if not channel:
             return found
         # A TypedDict update type's fields are the channels' values.
-        return channel_values(found, path, fields=isinstance(get_proper_type(typ), TypedDictType))
+        return channel_values(found, path, fields=isinstance(proper_type(typ), TypedDictType))
 
     def start_input(self, typ: Type, path: str) -> Findings:
         """A model or dataclass passed whole as a graph's input (``graph.invoke(State(...))``):
         LangGraph keeps the object itself as the ``__start__`` channel's value, which the JSON
         serializer cannot write even when every field is JSON-clean."""
-        proper = get_proper_type(typ)
+        proper = proper_type(typ)
         if self.profile != "json" or not isinstance(proper, Instance):
             return NOTHING
         # A model's own dump keeps datetimes and the like, which JSON cannot write either.
@@ -182,9 +182,9 @@ class Walker:
 
     def _pickled(self, typ: Type) -> Findings:
         """What ``pickle_fallback`` makes of a value msgpack cannot write (rules.py, PICKLED)."""
-        proper = get_proper_type(typ)
+        proper = proper_type(typ)
         if isinstance(proper, TypeType):
-            item = get_proper_type(proper.item)
+            item = proper_type(proper.item)
             if isinstance(item, Instance) and generics.is_top_level(item.type):
                 return NOTHING  # pickled by reference
             return self._pickle_unverifiable(proper)
@@ -239,7 +239,7 @@ class Walker:
                 return NOTHING
             self._open(key)
             try:
-                found = self._walk_proper(get_proper_type(typ), in_model_value)
+                found = self._walk_proper(proper_type(typ), in_model_value)
             finally:
                 self._close(key)
             if typ.alias is not None and typ.alias.fullname == _MESSAGE_LIKE:
@@ -247,7 +247,7 @@ class Walker:
             if typ.is_recursive and typ.alias is not None and found.problems:
                 found = in_alias(found, typ.alias.fullname)
             return found
-        return self._walk_proper(get_proper_type(typ), in_model_value)
+        return self._walk_proper(proper_type(typ), in_model_value)
 
     def _cut(self, key: object) -> bool:
         """Whether ``key`` is already being walked (recording the cut for the walks around it)."""
@@ -304,7 +304,7 @@ class Walker:
             fix = rules.CLASS_FIX if typ.is_type_obj() else rules.CALLABLE_FIX
             return self.verdict(typ, rules.raises(fix))
         if isinstance(typ, TypeType):
-            item = get_proper_type(typ.item)
+            item = proper_type(typ.item)
             msgpack = self.profile == "msgpack"
             if msgpack and isinstance(item, Instance) and models.defaults_only(item.type):
                 return self.verdict(typ, rules.lossy(*messages.DATACLASS_CLASS_LOSSY))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import Context, Expression, FuncDef, StrExpr, TypeInfo
-from mypy.types import AnyType, CallableType, Type, TypeOfAny, get_proper_type
+from mypy.types import AnyType, CallableType, Type, TypeOfAny
 
 from mypy_lgstate.checker import channels, errorcodes as codes, repeats
 from mypy_lgstate.checker.emit import Emitter
@@ -24,6 +24,7 @@ from mypy_lgstate.checker.report import fail
 from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import bodies, exported, functional, sites
+from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ def _label(node: sites.Node) -> str:
     """How messages about a node's declared return type name the node: by its name, but a
     middleware hook a class inherits (``A.before_model``, declared as ``Base.before_model``) by
     the method that declares it, which is what the user wrote."""
-    proper = get_proper_type(node.type)
+    proper = proper_type(node.type)
     defn = proper.definition if isinstance(proper, CallableType) else None
     if isinstance(defn, FuncDef) and node.name.endswith(f".{defn.name}"):
         return bodies.function_name(defn)
@@ -50,7 +51,7 @@ def _label(node: sites.Node) -> str:
 
 def _declarer(node: sites.Node) -> str:
     """What declares a node's return type: its function, else the node's name."""
-    proper = get_proper_type(node.type)
+    proper = proper_type(node.type)
     if isinstance(proper, CallableType) and isinstance(proper.definition, FuncDef):
         return proper.definition.fullname
     return node.name
@@ -194,7 +195,7 @@ class Writes:
                 fail(api, message, context, codes.UNKNOWN_KEY)
 
     def _shown_return(self, ret: Type) -> str | None:
-        proper = get_proper_type(ret)
+        proper = proper_type(ret)
         unannotated = isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated
         return None if unannotated else self._walker.type_name(ret)
 
@@ -246,7 +247,7 @@ class Writes:
                 declared=self._graphs.declared_types(body.schemas),
             )
             if body.coverage is not None and only is None and not returned.opaque:
-                body.coverage.read(sum(isinstance(get_proper_type(v.type), AnyType) for v in values))
+                body.coverage.read(sum(isinstance(proper_type(v.type), AnyType) for v in values))
             written = [
                 (key, expr) for key, expr in bodies.written_items(returned) if key not in unknown
             ]

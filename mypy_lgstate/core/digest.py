@@ -48,7 +48,7 @@ def source_digest(package: str, memo: str | None = None) -> str:
             crc = zlib.crc32(file.read(), crc)
     digest = f"{crc:08x}"
     settled = time.time_ns() - int(_SETTLED_SECONDS * 1e9)
-    if memo is not None and all(mtime < settled for _, mtime, _ in stamps):
+    if memo is not None and all(stat.st_mtime_ns < settled for _, stat in files):
         _write_memo(memo, {"digest": digest, "files": stamps})
     return digest
 

@@ -28,10 +28,10 @@ from mypy.types import (
     TypeType,
     TypeVarType,
     UnionType,
-    get_proper_type,
 )
 
 from mypy_lgstate.routes import discovery, lists, middleware_lists, sites
+from mypy_lgstate.routes.aliases import proper_type
 
 AGENT_MIDDLEWARE: Final = "langchain.agents.middleware.types.AgentMiddleware"
 # The channel an agent with a ``response_format=`` keeps the parsed response in.
@@ -108,11 +108,11 @@ def middleware_of(
     types = items.types
     if items.unresolved:
         # What the list's declared type says of the rest (usually the join, AgentMiddleware).
-        proper = get_proper_type(typ)
+        proper = proper_type(typ)
         types = [*types, proper.args[0]] if isinstance(proper, Instance) and proper.args else types
     found: list[Instance] = []
     for item in types:
-        middleware = get_proper_type(item)
+        middleware = proper_type(item)
         if (
             isinstance(middleware, Instance)
             and middleware.type.has_base(AGENT_MIDDLEWARE)
@@ -136,7 +136,7 @@ def declared_state_schema(middleware: Instance) -> TypeInfo | None:
 
 
 def _class_object_schema(typ: Type | None) -> TypeInfo | None:
-    proper = get_proper_type(typ) if typ is not None else None
+    proper = proper_type(typ) if typ is not None else None
     if isinstance(proper, Overloaded):
         proper = proper.items[0]
     if isinstance(proper, CallableType):
@@ -179,14 +179,14 @@ def structured_response(argument: tuple[Expression, Type], agent: Type) -> Type 
     named = _named_schema(argument[0])
     if named is not None:
         return named
-    proper = get_proper_type(agent)
+    proper = proper_type(agent)
     if not isinstance(proper, Instance) or not proper.args:
         return None
-    state = get_proper_type(proper.args[0])
+    state = proper_type(proper.args[0])
     if not isinstance(state, TypedDictType):
         return None
     response = state.items.get(STRUCTURED_RESPONSE)
-    if response is None or isinstance(get_proper_type(response), (AnyType, TypeVarType)):
+    if response is None or isinstance(proper_type(response), (AnyType, TypeVarType)):
         return None
     if _is_loose_dict(response):
         return None
@@ -216,10 +216,10 @@ _STRATEGIES: Final = frozenset(
 
 def _is_loose_dict(typ: Type) -> bool:
     """``dict[str, Any]``: a raw JSON-schema ``response_format`` gives a plain dict back."""
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     return (
         isinstance(proper, Instance)
         and proper.type.fullname == "builtins.dict"
         and len(proper.args) == 2
-        and isinstance(get_proper_type(proper.args[1]), AnyType)
+        and isinstance(proper_type(proper.args[1]), AnyType)
     )

@@ -61,10 +61,11 @@ from mypy.nodes import (
     Var,
     YieldExpr,
 )
-from mypy.types import AnyType, CallableType, Instance, NoneType, Type, TypeOfAny, get_proper_type
+from mypy.types import AnyType, CallableType, Instance, NoneType, Type, TypeOfAny
 
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import sites
+from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.lists import statements
 
 if TYPE_CHECKING:
@@ -133,7 +134,7 @@ def is_loose(ret: Type) -> bool:
     none at all, ``Any``, ``dict``, ``dict[str, Any]``, ``dict[str, object]``, ``Mapping[str, Any]``,
     alone or beside ``None`` and ``Command``."""
     loose = False
-    for part in sites.union_items(get_proper_type(ret)):
+    for part in sites.union_items(proper_type(ret)):
         if isinstance(part, NoneType) or (
             isinstance(part, Instance) and part.type.fullname == sites.COMMAND
         ):
@@ -141,7 +142,7 @@ def is_loose(ret: Type) -> bool:
         if isinstance(part, AnyType):
             loose = True
         elif isinstance(part, Instance) and part.type.fullname in sites.MAPPINGS:
-            value = get_proper_type(part.args[1]) if len(part.args) == 2 else None
+            value = proper_type(part.args[1]) if len(part.args) == 2 else None
             if not (
                 value is None
                 or isinstance(value, AnyType)
@@ -185,7 +186,7 @@ def definition(node: sites.Node) -> FuncDef | None:
         target = target.func
     if isinstance(target, FuncDef):
         return target
-    proper = get_proper_type(node.type)
+    proper = proper_type(node.type)
     if isinstance(proper, CallableType):
         # A static or class method reached through its class is defined by its Decorator.
         defined = proper.definition
@@ -314,7 +315,7 @@ def _declares_iterator(defn: FuncDef) -> bool:
     signature = defn.type
     if not isinstance(signature, CallableType):
         return True
-    ret = get_proper_type(signature.ret_type)
+    ret = proper_type(signature.ret_type)
     if isinstance(ret, AnyType):
         return ret.type_of_any == TypeOfAny.unannotated
     return sites.is_iterator(ret)

@@ -58,10 +58,11 @@ from mypy.nodes import (
 )
 from mypy.plugin import MethodContext
 from mypy.typeops import bind_self, function_type
-from mypy.types import AnyType, CallableType, FunctionLike, Instance, Type, get_proper_type
+from mypy.types import AnyType, CallableType, FunctionLike, Instance, Type
 from mypy.typevars import fill_typevars
 
 from mypy_lgstate.routes import discovery, factories, lists, sites
+from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.lists import statements
 
 # Builder methods that add a class to the graph's channels.
@@ -269,7 +270,7 @@ def declared_unwrapped(expr: Expression) -> Expression:
         node = node.func
     if not isinstance(node, FuncDef):
         return expr
-    signature = get_proper_type(node.type) if node.type is not None else None
+    signature = proper_type(node.type) if node.type is not None else None
     if signature is None or (
         isinstance(signature, CallableType) and _says_nothing(signature.ret_type)
     ):
@@ -280,10 +281,10 @@ def declared_unwrapped(expr: Expression) -> Expression:
 def _says_nothing(typ: Type) -> bool:
     """Whether a wrapper's result type tells nothing of what the node writes: ``Any``, or a
     callable whose return type is ``Any``."""
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     if isinstance(proper, AnyType):
         return True
-    return isinstance(proper, CallableType) and isinstance(get_proper_type(proper.ret_type), AnyType)
+    return isinstance(proper, CallableType) and isinstance(proper_type(proper.ret_type), AnyType)
 
 
 def _nodes_of_add_sequence(ctx: MethodContext, scope: Scope) -> list[sites.Node]:
@@ -553,7 +554,7 @@ def _method_of_instance(expr: MemberExpr, scope: Scope) -> SymbolNode | None:
     if owner.node.is_self and isinstance(scope, FuncDef):
         info = scope.info or None
     else:
-        typ = get_proper_type(owner.node.type)
+        typ = proper_type(owner.node.type)
         info = typ.type if isinstance(typ, Instance) else None
     sym = info.get(expr.name) if info is not None else None
     return sym.node if sym is not None else None

@@ -35,11 +35,11 @@ from mypy.types import (
     TypedDictType,
     TypeOfAny,
     TypeType,
-    get_proper_type,
 )
 
 from mypy_lgstate.core import rules
 from mypy_lgstate.core.config import closest_name
+from mypy_lgstate.routes.aliases import proper_type
 
 STATE_GRAPH: Final = "langgraph.graph.state.StateGraph"
 RUNNABLE: Final = "langchain_core.runnables.base.Runnable"
@@ -58,11 +58,11 @@ def schema_class(expr: Expression, typ: Type) -> TypeInfo | None:
     if isinstance(expr, RefExpr) and isinstance(expr.node, TypeInfo):
         info = expr.node
     else:
-        proper = get_proper_type(typ)
+        proper = proper_type(typ)
         if isinstance(proper, CallableType) and proper.is_type_obj():
             info = proper.type_object()
         elif isinstance(proper, TypeType):
-            item = get_proper_type(proper.item)
+            item = proper_type(proper.item)
             if isinstance(item, Instance):
                 info = item.type
             elif isinstance(item, TypedDictType):
@@ -121,7 +121,7 @@ def given_schema(bound: BoundArguments, parameter: str) -> TypeInfo | None:
 def graph_type_schemas(graph: Type) -> list[TypeInfo]:
     """The state, input and output schema classes named by a ``StateGraph[S, C, I, O]`` type (or a
     compiled graph's), also through a subclass (``TracedGraph[S]``)."""
-    proper = get_proper_type(graph)
+    proper = proper_type(graph)
     if not isinstance(proper, Instance):
         return []
     if proper.type.fullname != STATE_GRAPH:
@@ -132,7 +132,7 @@ def graph_type_schemas(graph: Type) -> list[TypeInfo]:
         return []
     found: list[TypeInfo] = []
     for index in (0, 2, 3):
-        arg = get_proper_type(proper.args[index])
+        arg = proper_type(proper.args[index])
         if isinstance(arg, TypedDictType):
             info = arg.fallback.type
         elif isinstance(arg, Instance):
@@ -156,12 +156,12 @@ def first_parameter_schema(callable_type: Type) -> TypeInfo | None:
     """The class annotating the first parameter of a node or path callable, which LangGraph adds to
     the graph's channels (``state_graph.py``: ``get_type_hints`` of the function, the bound method,
     or the instance's ``__call__``). Runnables are left alone, as LangGraph does."""
-    proper = get_proper_type(callable_type)
+    proper = proper_type(callable_type)
     if isinstance(proper, Instance):
         if proper.type.has_base(RUNNABLE):
             return None
         call = find_member("__call__", proper, proper)
-        signature = get_proper_type(call) if call is not None else None
+        signature = proper_type(call) if call is not None else None
     else:
         signature = proper
     if not isinstance(signature, CallableType) or signature.is_type_obj():
@@ -176,7 +176,7 @@ def first_parameter_schema(callable_type: Type) -> TypeInfo | None:
 def type_schema(typ: Type) -> TypeInfo | None:
     """The schema class of a value type: a TypedDict, model or dataclass. A parametrized generic
     TypedDict or dataclass (``Box[int]``) is a typing alias at run time, not a class: ``None``."""
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     if isinstance(proper, TypedDictType):
         info = proper.fallback.type
         return None if info.type_vars else info

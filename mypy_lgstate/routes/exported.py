@@ -30,9 +30,10 @@ from mypy.nodes import (
     TypeInfo,
     Var,
 )
-from mypy.types import CallableType, Instance, LiteralType, get_proper_type
+from mypy.types import CallableType, Instance, LiteralType
 
 from mypy_lgstate.routes import bodies, lists
+from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.shaped_nodes import Candidate
 
 # The hidden member of a module that holds its record. The daemon deletes a module's names before it
@@ -96,13 +97,13 @@ def _middleware_lists(file: MypyFile) -> dict[str, list[str]]:
 
 
 def _returns_middleware(function: FuncDef) -> bool:
-    signature = get_proper_type(function.type)
+    signature = proper_type(function.type)
     if not isinstance(signature, CallableType):
         return False
-    returned = get_proper_type(signature.ret_type)
+    returned = proper_type(signature.ret_type)
     if not (isinstance(returned, Instance) and returned.type.fullname in _SEQUENCES and returned.args):
         return False
-    item = get_proper_type(returned.args[0])
+    item = proper_type(returned.args[0])
     return isinstance(item, Instance) and item.type.has_base(AGENT_MIDDLEWARE)
 
 

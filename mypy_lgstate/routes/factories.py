@@ -45,9 +45,10 @@ from mypy.nodes import (
     Var,
 )
 from mypy.plugin import FunctionContext
-from mypy.types import CallableType, Instance, get_proper_type
+from mypy.types import CallableType, Instance
 
 from mypy_lgstate.routes import discovery
+from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.lists import statements
 
 Scope = FuncItem | MypyFile
@@ -228,7 +229,7 @@ def is_graph_class(info: TypeInfo) -> bool:
 def _returns_graph(function: FuncDef) -> bool:
     """Whether a function is declared to return a graph (``StateGraph``, a compiled graph)."""
     assert isinstance(function.type, CallableType)
-    returned = get_proper_type(function.type.ret_type)
+    returned = proper_type(function.type.ret_type)
     return isinstance(returned, Instance) and (
         is_graph_class(returned.type) or returned.type.has_base(PREGEL)
     )

@@ -27,9 +27,10 @@ from mypy.nodes import (
     MypyFile,
     Statement,
 )
-from mypy.types import CallableType, Instance, Type, get_proper_type
+from mypy.types import CallableType, Instance, Type
 
 from mypy_lgstate.routes import bodies, sites
+from mypy_lgstate.routes.aliases import proper_type
 
 ENTRYPOINT_FINAL: Final = "langgraph.func.entrypoint.final"
 
@@ -46,7 +47,7 @@ def entrypoint_values(function: FuncDef) -> list[tuple[str, Type]]:
     returned = sites.node_return_type(signature)
     if returned is None:
         return found
-    proper = get_proper_type(returned)
+    proper = proper_type(returned)
     if isinstance(proper, Instance) and proper.type.fullname == ENTRYPOINT_FINAL:
         if len(proper.args) == 2:
             found.append((f"{name}().value", proper.args[0]))
@@ -65,7 +66,7 @@ def returns_loose(function: FuncDef) -> bool:
     returned = sites.node_return_type(function.type)
     if returned is None:
         return False
-    proper = get_proper_type(returned)
+    proper = proper_type(returned)
     if isinstance(proper, Instance) and proper.type.fullname == ENTRYPOINT_FINAL:
         # ``entrypoint.final[R, S]``: the value returned and the value saved, each may be loose.
         return any(bodies.is_loose(half) for half in proper.args)
@@ -79,7 +80,7 @@ def returned_values(
     ``entrypoint.final(value=..., save=...)`` its two arguments (under ``root.value``, ``root.save``)."""
     for expr in expressions:
         typ = api.lookup_type_or_none(expr)
-        proper = get_proper_type(typ) if typ is not None else None
+        proper = proper_type(typ) if typ is not None else None
         if not (isinstance(proper, Instance) and proper.type.fullname == ENTRYPOINT_FINAL):
             yield from sites.values_of(expr, root, api)
         elif isinstance(expr, CallExpr):

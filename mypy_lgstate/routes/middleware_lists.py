@@ -13,10 +13,11 @@ from typing import NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import CallExpr, Decorator, Expression, FuncDef, RefExpr, TypeInfo, Var
-from mypy.types import AnyType, CallableType, Instance, Type, get_proper_type
+from mypy.types import AnyType, CallableType, Instance, Type
 from mypy.typevars import fill_typevars
 
 from mypy_lgstate.routes import lists
+from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.lists import Scope
 
 
@@ -59,7 +60,7 @@ def _declared_item(expr: Expression) -> Type | None:
         if isinstance(node, Decorator):
             node = node.func
         if isinstance(node, FuncDef) and isinstance(node.type, CallableType):
-            returned = get_proper_type(node.type.ret_type)
+            returned = proper_type(node.type.ret_type)
             return returned if isinstance(returned, Instance) else None
         return None
     if isinstance(expr, RefExpr):
@@ -67,6 +68,6 @@ def _declared_item(expr: Expression) -> Type | None:
         if isinstance(node, Decorator):
             node = node.var
         if isinstance(node, Var) and node.type is not None:
-            declared = get_proper_type(node.type)
+            declared = proper_type(node.type)
             return None if isinstance(declared, AnyType) else declared
     return None

@@ -57,7 +57,6 @@ from mypy.types import (
     TypeOfAny,
     UninhabitedType,
     UnionType,
-    get_proper_type,
 )
 
 from mypy_lgstate.checker import channels
@@ -65,6 +64,7 @@ from mypy_lgstate.checker.findings import Findings
 from mypy_lgstate.checker.models import model_fields
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import discovery
+from mypy_lgstate.routes.aliases import proper_type
 
 COMMAND: Final = "langgraph.types.Command"
 OVERWRITE: Final = "langgraph.types.Overwrite"
@@ -90,7 +90,7 @@ class Node(NamedTuple):
 def node_return_type(node_type: Type) -> Type | None:
     """The declared return type of a node callable (coroutines unwrapped); ``None`` when the node is
     a Runnable, a prebuilt node or a compiled subgraph, or its type is unknown."""
-    proper = get_proper_type(node_type)
+    proper = proper_type(node_type)
     if isinstance(proper, Overloaded):
         proper = proper.items[0]
     if isinstance(proper, Instance):
@@ -101,7 +101,7 @@ def node_return_type(node_type: Type) -> Type | None:
         call = find_member("__call__", proper, proper)
         if call is None:
             return None
-        proper = get_proper_type(call)
+        proper = proper_type(call)
     if not isinstance(proper, CallableType) or proper.is_type_obj():
         return None
     return _unwrap_iterator(_unwrap_awaitable(proper.ret_type))
@@ -117,17 +117,17 @@ _ITERATORS: Final = frozenset(
 
 
 def is_iterator(typ: Type) -> bool:
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     return isinstance(proper, Instance) and proper.type.fullname in _ITERATORS and bool(proper.args)
 
 
 def _unwrap_iterator(ret: Type) -> Type:
-    proper = get_proper_type(ret)
+    proper = proper_type(ret)
     return proper.args[0] if is_iterator(proper) and isinstance(proper, Instance) else ret
 
 
 def _unwrap_awaitable(ret: Type) -> Type:
-    proper = get_proper_type(ret)
+    proper = proper_type(ret)
     if isinstance(proper, Instance) and proper.type.fullname in _AWAITABLES:
         index = _AWAITABLES[proper.type.fullname]
         if len(proper.args) > index:
@@ -147,7 +147,7 @@ def update_shape(ret: Type, node: str) -> UpdateShape:
     checked: list[tuple[str, Type]] = []
     keys: list[tuple[str, str]] = []
     untyped = False
-    for part in union_items(get_proper_type(ret)):
+    for part in union_items(proper_type(ret)):
         if isinstance(part, (NoneType,)) or (
             isinstance(part, Instance) and part.type.fullname == COMMAND
         ):
@@ -165,7 +165,7 @@ def update_shape(ret: Type, node: str) -> UpdateShape:
                 checked.append((f"{node}().{key}", var.type))
                 keys.append((key, part.type.name))
         elif isinstance(part, Instance) and part.type.fullname in MAPPINGS:
-            value = get_proper_type(part.args[1]) if len(part.args) == 2 else None
+            value = proper_type(part.args[1]) if len(part.args) == 2 else None
             if (
                 value is None
                 or isinstance(value, AnyType)
@@ -183,7 +183,7 @@ MAPPINGS: Final = frozenset({"builtins.dict", "typing.Mapping", "typing.MutableM
 def union_items(typ: ProperType) -> Iterator[ProperType]:
     if isinstance(typ, UnionType):
         for item in typ.items:
-            yield from union_items(get_proper_type(item))
+            yield from union_items(proper_type(item))
     else:
         yield typ
 
@@ -222,7 +222,7 @@ def state_schema_of_enclosing_node(api: TypeChecker) -> TypeInfo | None:
     for kind, arg_type in zip(func.type.arg_kinds, func.type.arg_types):
         if kind != ARG_POS:
             continue
-        proper = get_proper_type(arg_type)
+        proper = proper_type(arg_type)
         if isinstance(proper, TypedDictType):
             return proper.fallback.type
         if isinstance(proper, Instance) and discovery.is_schema(proper.type):
@@ -344,11 +344,11 @@ def update_pairs(expr: Expression, path: str, api: TypeChecker) -> Iterator[Valu
 
 def _pair_value(typ: Type | None) -> Type | None:
     """``V`` of a sequence of ``(str, V)`` pairs."""
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     if not isinstance(proper, Instance) or proper.type.fullname not in _PAIR_SEQUENCES:
         return None
     values = []
-    for pair in union_items(get_proper_type(proper.args[0])) if proper.args else ():
+    for pair in union_items(proper_type(proper.args[0])) if proper.args else ():
         if not (isinstance(pair, TupleType) and len(pair.items) == 2 and _is_str(pair.items[0])):
             return None
         values.append(pair.items[1])
@@ -374,7 +374,7 @@ def _display_type(expr: TupleExpr | SetExpr, inferred: Type, api: TypeChecker) -
 
 def _hollow(container: Type) -> Type:
     """``container`` with its item types emptied: the walker then judges the container alone."""
-    proper = get_proper_type(container)
+    proper = proper_type(container)
     if isinstance(proper, TupleType):
         return proper.copy_modified(items=[UninhabitedType() for _ in proper.items])
     if isinstance(proper, Instance):
@@ -425,7 +425,7 @@ def call_values(
 
 def is_unchecked(typ: Type) -> bool:
     """A value whose type says nothing (``Any`` from an untyped source): nothing to report."""
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     return isinstance(proper, AnyType) and proper.type_of_any != TypeOfAny.explicit
 
 
@@ -433,7 +433,7 @@ def is_control_object(typ: Type) -> bool:
     """``Command`` / ``Send`` given as a graph input or inside an update: LangGraph acts on them, and
     their own construction is the write site that gets checked. An ``Overwrite`` holds ``Any``: the
     channel unwraps it, and its value is checked where it is built."""
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     return isinstance(proper, Instance) and proper.type.fullname in _CONTROL_OBJECTS
 
 
@@ -447,12 +447,12 @@ def messages_channels(schemas: Sequence[TypeInfo]) -> frozenset[str]:
     found = set()
     for info in schemas:
         for key, typ in schema_items(info):
-            proper = get_proper_type(typ)
+            proper = proper_type(typ)
             if (
                 isinstance(proper, Instance)
                 and proper.type.fullname in _LISTS
                 and proper.args
-                and all(_is_message(item) for item in union_items(get_proper_type(proper.args[0])))
+                and all(_is_message(item) for item in union_items(proper_type(proper.args[0])))
             ):
                 found.add(key)
     return frozenset(found)
@@ -467,16 +467,16 @@ def _is_message(typ: ProperType) -> bool:
 
 def is_message_like(typ: Type) -> bool:
     """``("role", "text")``, or a list of such pairs: what ``add_messages`` turns into messages."""
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     if isinstance(proper, Instance) and proper.type.fullname in _LISTS and proper.args:
-        proper = get_proper_type(proper.args[0])
+        proper = proper_type(proper.args[0])
     if isinstance(proper, TupleType) and len(proper.items) == 2:
         return all(_is_str(item) for item in proper.items)
     return False
 
 
 def _is_str(typ: Type) -> bool:
-    proper = get_proper_type(typ)
+    proper = proper_type(typ)
     if isinstance(proper, LiteralType):
         proper = proper.fallback
     return isinstance(proper, Instance) and proper.type.fullname == "builtins.str"
@@ -543,7 +543,7 @@ def _update_values(update: Expression) -> Expression | None:
 def channels_schema(value: Value, root: str) -> TypeInfo | None:
     """The model or dataclass class of ``value`` when it stands where LangGraph reads its fields as
     channel updates (``Command(update=State(...))``, ``graph.invoke(State(...))``)."""
-    proper = get_proper_type(value.type)
+    proper = proper_type(value.type)
     if (
         _is_top_level(value, root)
         and isinstance(proper, Instance)
@@ -561,7 +561,7 @@ def is_schema_instance(value: Value, root: str, schemas: Sequence[TypeInfo]) -> 
         return False
     if not (_is_top_level(value, root) or value.path == f"{root}{{**}}"):
         return False
-    proper = get_proper_type(value.type)
+    proper = proper_type(value.type)
     if isinstance(proper, TypedDictType):
         return proper.fallback.type in schemas
     return isinstance(proper, Instance) and proper.type in schemas
