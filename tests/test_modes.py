@@ -351,12 +351,17 @@ def cold(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Project, l
     return runs
 
 
-def start_daemon(root: Path, *, state_classes: bool) -> Iterator[Daemon]:
-    daemon = Daemon(Project.create(root, "msgpack", state_classes=state_classes))
+def running(project: Project) -> Iterator[Daemon]:
+    """A daemon on ``project`` for the length of a fixture, stopped after it."""
+    daemon = Daemon(project)
     try:
         yield daemon
     finally:
         daemon.stop()
+
+
+def start_daemon(root: Path, *, state_classes: bool) -> Iterator[Daemon]:
+    yield from running(Project.create(root, "msgpack", state_classes=state_classes))
 
 
 @pytest.fixture

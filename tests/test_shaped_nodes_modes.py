@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from test_modes import Daemon, Project, line_of, supports_parallel_checking
+from test_modes import Daemon, Project, line_of, running, supports_parallel_checking
 
 HELPERS = """\
 def stamp() -> str:
@@ -159,11 +159,7 @@ def test_parallel_runs(cold: Project, tmp_path: Path) -> None:
 
 @pytest.fixture
 def daemon(tmp_path: Path) -> Iterator[Daemon]:
-    daemon = Daemon(create(tmp_path / "project"))
-    try:
-        yield daemon
-    finally:
-        daemon.stop()
+    yield from running(create(tmp_path / "project"))
 
 
 def test_daemon_follows_edits_to_each_module(daemon: Daemon) -> None:
