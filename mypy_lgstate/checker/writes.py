@@ -11,7 +11,7 @@ not reported again (``repeats``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import Context, Expression, FuncDef, StrExpr, TypeInfo
@@ -20,7 +20,7 @@ from mypy.types import AnyType, CallableType, Type, TypeOfAny
 from mypy_lgstate.checker import channels, errorcodes as codes, repeats
 from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.graphs import Graphs
-from mypy_lgstate.checker.report import fail
+from mypy_lgstate.checker.report import fail, once
 from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import bodies, exported, functional, sites
@@ -36,6 +36,10 @@ if TYPE_CHECKING:
 RecordNode = Callable[
     [sites.Node, Type | None, bool, "exported.Elsewhere | None"], "NodeRecord | None"
 ]
+
+
+# The identity of a key a node returns that is no channel of its graph's state (``report.once``).
+_UNKNOWN_KEY: Final = "unknown key"
 
 
 def _label(node: sites.Node) -> str:
@@ -123,11 +127,15 @@ class Writes:
                 for key, update_name in shape.keys:
                     if key not in names:
                         unknown.append(f"{label}().{key}")
-                        fail(
+                        # The node's declared type is the same at every call that registers it
+                        # (under any name): reported at the first (``once``).
+                        once(
                             api,
+                            (_UNKNOWN_KEY, _declarer(node), key, state),
                             codes.unknown_key_message(label, key, update_name, state),
                             context,
                             codes.UNKNOWN_KEY,
+                            declared=None,
                         )
             # A field of the channel's own declared type was checked with the schema (``repeats``).
             declared = self._graphs.declared_types(schemas)
@@ -192,7 +200,8 @@ class Writes:
             if key not in names:
                 where = f"{elsewhere.path}:{line}"
                 message = codes.unknown_body_key_message(node.name, key, state, where)
-                fail(api, message, context, codes.UNKNOWN_KEY)
+                identity = (_UNKNOWN_KEY, elsewhere.defn.fullname, key, state)
+                once(api, identity, message, context, codes.UNKNOWN_KEY, declared=None)
 
     def _shown_return(self, ret: Type) -> str | None:
         proper = proper_type(ret)
