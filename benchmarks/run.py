@@ -114,7 +114,9 @@ class MypyRunner:
     """Runs mypy on the generated app and measures each run on its own."""
 
     def __init__(self, python: str, app: generate.GeneratedApp) -> None:
-        self.python = python
+        # mypy runs in the app's directory: a relative path (``.venv/bin/python``) is made absolute
+        # here, a bare name (``python3``) is left to the search path.
+        self.python = os.path.abspath(python) if os.sep in python else python
         self.app = app
         self.env = {key: value for key, value in os.environ.items() if key not in REMOVED_ENV_VARS}
         # Import the plugin from this checkout even if the project is not installed. Both
