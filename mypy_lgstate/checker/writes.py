@@ -106,7 +106,7 @@ class Writes:
             )
             if ret is None:
                 continue
-            label = _label(node)
+            label, declarer = _label(node), _declarer(node)
             shape = sites.update_shape(ret, label)
             if shape.untyped or function is not None:
                 shown = self._shown_return(ret)
@@ -131,7 +131,7 @@ class Writes:
                         # (under any name): reported at the first (``once``).
                         once(
                             api,
-                            (_UNKNOWN_KEY, _declarer(node), key, state),
+                            (_UNKNOWN_KEY, declarer, key, state),
                             codes.unknown_key_message(label, key, update_name, state),
                             context,
                             codes.UNKNOWN_KEY,
@@ -165,7 +165,7 @@ class Writes:
                     findings,
                     context,
                     at_fields=False,
-                    once_per_file=(f"{label}()", _declarer(node)),
+                    once_per_file=(f"{label}()", declarer),
                     allowed=allowed,
                 )
         return later
