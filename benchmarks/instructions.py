@@ -1,6 +1,6 @@
 """The plugin's cost in instructions: the same comparison as run.py, free of machine noise.
 
-    python benchmarks/instructions.py [--python PATH] [--plugin ENTRY] [--cold]
+    python benchmarks/instructions.py [--python PATH] [--plugin ENTRY] [--source DIR] [--cold]
 
 Runs plain mypy and mypy with the plugin once each per scenario under valgrind's callgrind, which
 counts the instructions the process executes: the same count whatever else the machine is doing.
@@ -51,6 +51,7 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable, help="interpreter whose mypy to run")
     parser.add_argument("--plugin", default=run.DEFAULT_PLUGIN, help="plugins= entry to compare")
     parser.add_argument("--workdir", type=Path, default=run.DEFAULT_WORKDIR.with_name("_work_instructions"))
+    parser.add_argument("--source", type=Path, default=run.REPO_ROOT, help=run.SOURCE_HELP)
     parser.add_argument("--cold", action="store_true", help="also count a cold run (about twelve minutes more)")
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
@@ -60,7 +61,7 @@ def main() -> None:
     args.workdir.mkdir(parents=True, exist_ok=True)
     app = generate.generate(args.workdir, args.modules, seed=0)
     configs = run.write_configs(args.workdir, plugin)
-    runner = run.MypyRunner(args.python, app)
+    runner = run.MypyRunner(args.python, app, args.source.resolve())
     runner.env["PYTHONHASHSEED"] = "0"
     print(f"app: {app.module_count} modules; edit target: {app.edit_target.relative_to(app.root)}")
 

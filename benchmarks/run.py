@@ -42,6 +42,7 @@ WARM_TARGET = 1.05
 EDIT_TARGET = 1.05
 MEMORY_TARGET = 1.03  # peak RSS, in every scenario
 QUICK_MODULES = 60
+SOURCE_HELP = "directory holding the mypy_lgstate to measure (default: this checkout; compiled.py)"
 TARGET_MODULES = 500  # the targets are stated for apps of at least this many modules
 # Adding a public name changes the module's interface, so mypy also rechecks every module that
 # depends on it, which is what a real edit of a shared state module costs.
@@ -113,15 +114,16 @@ def peak_mib(sample: Sample) -> float:
 class MypyRunner:
     """Runs mypy on the generated app and measures each run on its own."""
 
-    def __init__(self, python: str, app: generate.GeneratedApp) -> None:
+    def __init__(self, python: str, app: generate.GeneratedApp, source: Path = REPO_ROOT) -> None:
         # mypy runs in the app's directory: a relative path (``.venv/bin/python``) is made absolute
         # here, a bare name (``python3``) is left to the search path.
         self.python = os.path.abspath(python) if os.sep in python else python
         self.app = app
         self.env = {key: value for key, value in os.environ.items() if key not in REMOVED_ENV_VARS}
-        # Import the plugin from this checkout even if the project is not installed. Both
-        # configurations get the same environment, so this does not favour either.
-        python_path = [str(REPO_ROOT), os.environ.get("PYTHONPATH", "")]
+        # Import the plugin from this checkout (or ``source``: a compiled copy, ``compiled.py``) even
+        # if the project is not installed. Both configurations get the same environment, so this
+        # does not favour either.
+        python_path = [str(source), os.environ.get("PYTHONPATH", "")]
         self.env["PYTHONPATH"] = os.pathsep.join(filter(None, python_path))
 
     def command(self, config: Config) -> list[str]:
@@ -272,6 +274,7 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable, help="interpreter whose mypy to run (default: this one)")
     parser.add_argument("--plugin", default=DEFAULT_PLUGIN, help=f"plugins= entry (default {DEFAULT_PLUGIN})")
     parser.add_argument("--workdir", type=Path, default=DEFAULT_WORKDIR, help="where the app, configs and caches go")
+    parser.add_argument("--source", type=Path, default=REPO_ROOT, help=SOURCE_HELP)
     parser.add_argument("--seed", type=int, default=0, help="seed for the generated app (default 0)")
     parser.add_argument("--quick", action="store_true", help="smoke test: a small app and one pair per scenario")
     args = parser.parse_args()
@@ -287,7 +290,7 @@ def main() -> None:
     # Regenerated every time: cheap, and it undoes an edit left behind by an interrupted run.
     app = generate.generate(args.workdir, modules, args.seed)
     configs = write_configs(args.workdir, plugin)
-    runner = MypyRunner(args.python, app)
+    runner = MypyRunner(args.python, app, args.source.resolve())
     version = subprocess.run([args.python, "-m", "mypy", "--version"], capture_output=True, text=True)
     if version.returncode != 0:
         sys.exit(f"cannot run mypy with {args.python}:\n{version.stderr}")

@@ -129,6 +129,10 @@ class LGStatePlugin(Plugin):
             earlier.forget()
         _LIVE_PLUGINS.add(self)
         self._checks: Checks | None = None
+        # The hook call answered last (``_dispatch``). Not in the daemon, which may check a function
+        # again within one run after dropping its errors: the repeat must then report them again.
+        self._skips_repeats = not options.fine_grained_incremental
+        self._last_call: _Call | None = None
         self._writes_no_cache = options.fine_grained_incremental or options.cache_dir == os.devnull
         # The daemon merges a module analysed again into its old tree in place (``aliases``).
         aliases.keep_expansions(not options.fine_grained_incremental)
@@ -173,6 +177,7 @@ class LGStatePlugin(Plugin):
         return self._checks
 
     def forget(self) -> None:
+        self._last_call = None
         self._resolved_functions = dict(self._function_hooks)
         self._resolved_methods = dict(self._method_hooks)
         if self._checks is not None:
@@ -180,7 +185,16 @@ class LGStatePlugin(Plugin):
 
     def _dispatch(self, method: str) -> Callable[..., Type]:
         def hook(ctx: FunctionContext | MethodContext) -> Type:
+            call = _Call(method, ctx)
+            if call == self._last_call:
+                # mypy tries each candidate of an overloaded callee in turn, asking the hook for each:
+                # the same call with the same argument types finds what the last ask found, and
+                # its findings were reported past mypy's error filters (``report.fail``).
+                return ctx.default_return_type
             result: Type = getattr(self.checks, method)(ctx)
+            # Only a call answered with mypy's own type can be answered again the same way.
+            repeatable = self._skips_repeats and result is ctx.default_return_type
+            self._last_call = call if repeatable else None
             return result
 
         return hook
@@ -271,7 +285,7 @@ class LGStatePlugin(Plugin):
         return None if is_library(ctx.path) else self._config_data
 
     def _record_shaped(self, file: MypyFile) -> None:
-        from mypy_lgstate.routes import exported
+        import mypy_lgstate.routes.exported as exported
 
         exported.record(file, self._shaped_of(file), self._modules or {})
 
@@ -279,7 +293,9 @@ class LGStatePlugin(Plugin):
         """The node-shaped functions of ``file``, found once per tree from its syntax: when its cache
         is written (after its interface is checked) and when its bodies are checked, in either order
         (mypy writes the cache after the bodies when ``local_partial_types`` is off)."""
-        from mypy_lgstate.routes import shaped_nodes
+        # ``import ... as``: a ``from`` import of a package's module runs importlib's Python code at
+        # every call, and this runs for every module mypy writes.
+        import mypy_lgstate.routes.shaped_nodes as shaped_nodes
 
         known = self._shaped.pop(file.fullname, None)
         if known is not None and known[0] is file:
@@ -302,7 +318,7 @@ class LGStatePlugin(Plugin):
 
             record_module(file, self._modules or {}, daemon=self.options.fine_grained_incremental)
             if user_module:
-                from mypy_lgstate.routes import exported
+                import mypy_lgstate.routes.exported as exported
 
                 exported.record(file, shaped, self._modules or {})
         names = self._state_classes_by_module.get(file.fullname)
@@ -323,6 +339,37 @@ class LGStatePlugin(Plugin):
 
 
 _LIVE_PLUGINS: weakref.WeakSet[LGStatePlugin] = weakref.WeakSet()
+
+
+class _Call:
+    """What a hook's checks read of its call: the check, the call expression, how the candidate
+    binds its arguments, and the types mypy inferred for them (they differ between overload
+    candidates when a candidate's type context changes an argument's inferred type)."""
+
+    __slots__ = ("method", "context", "parameters", "arg_names", "arg_types", "returned", "receiver")
+
+    def __init__(self, method: str, ctx: FunctionContext | MethodContext) -> None:
+        self.method = method
+        self.context = ctx.context
+        self.parameters = ctx.callee_arg_names
+        self.arg_names = ctx.arg_names
+        self.arg_types = ctx.arg_types
+        self.returned = ctx.default_return_type
+        self.receiver = ctx.type if isinstance(ctx, MethodContext) else None
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, _Call)
+            and self.context is other.context
+            and self.method == other.method
+            and self.parameters == other.parameters
+            and self.arg_names == other.arg_names
+            and self.arg_types == other.arg_types
+            and self.returned == other.returned
+            and self.receiver == other.receiver
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def _imports_deprecated_send(file: MypyFile) -> bool:

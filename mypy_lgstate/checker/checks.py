@@ -132,6 +132,7 @@ class Checks:
         self._built.clear()
         self._sends.forget()
         self._records.forget()
+        self._writes.forget()
 
     def reads_of(self, module: str) -> set[str]:
         return self._emit.reads_of(module)

@@ -25,7 +25,7 @@ from typing import Final
 
 from mypy.nodes import TypeInfo
 from mypy.subtypes import is_same_type
-from mypy.types import AnyType, Instance, TupleType, Type, TypedDictType
+from mypy.types import AnyType, Instance, ProperType, TupleType, Type, TypedDictType
 
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.containers import TUPLE_AS_LIST
@@ -63,16 +63,35 @@ def is_declared(key: str, typ: Type, declared: Declared) -> bool:
 def restated_update_fields(update: Type, node_root: str, declared: Declared) -> list[str]:
     """The paths (``node().key``) of the fields of a node's declared update type (a TypedDict, a
     model or a dataclass) whose type is the one the graph declares for that channel."""
+    return [node_root + field_part(key) for key in restated_keys(proper_type(update), declared)]
+
+
+def restated_keys(update: ProperType, declared: Declared) -> list[str]:
+    """The fields of ``update`` (``restated_update_fields``)."""
     if not declared:
         return []
-    proper = proper_type(update)
-    if isinstance(proper, TypedDictType):
-        items = list(proper.items.items())
-    elif isinstance(proper, Instance) and discovery.is_schema(proper.type):
-        items = [(key, var.type) for key, var, _ in model_fields(proper.type) if var.type is not None]
+    if isinstance(update, TypedDictType):
+        items = list(update.items.items())
+    elif isinstance(update, Instance) and discovery.is_schema(update.type):
+        items = [(key, var.type) for key, var, _ in model_fields(update.type) if var.type is not None]
     else:
         return []
-    return [node_root + field_part(key) for key, typ in items if is_declared(key, typ, declared)]
+    return [key for key, typ in items if is_declared(key, typ, declared)]
+
+
+def update_class(update: ProperType) -> TypeInfo | None:
+    """The class of a node's declared update type when the class alone decides its fields (a class
+    without type arguments): what ``restated_keys`` answers is the same for every node declared with
+    it. mypy types a TypedDict class named in an annotation with the class as its fallback (an
+    anonymous TypedDict has ``typing._TypedDict``, which decides nothing)."""
+    if isinstance(update, TypedDictType):
+        fallback = update.fallback
+        if fallback.args or fallback.type.typeddict_type is None:
+            return None
+        return fallback.type
+    if isinstance(update, Instance) and not update.args:
+        return update.type
+    return None
 
 
 def added(
@@ -150,7 +169,8 @@ def channel_of(path: str, root: str) -> tuple[str, str] | None:
             end = rest.find('"]', end + 1)
         if end < 0:
             return None
-        return json.loads(rest[1:end + 1]), rest[end + 2:]
+        key = rest[2:end]  # a JSON string: read as JSON only when it escapes a character
+        return json.loads(rest[1:end + 1]) if "\\" in key else key, rest[end + 2:]
     match = re.match(r"\.(\w+)", rest)
     return (match[1], rest[match.end():]) if match else None
 

@@ -18,11 +18,12 @@ from mypy.nodes import Context, Expression, FuncDef, StrExpr, TypeInfo
 from mypy.types import AnyType, CallableType, Type, TypeOfAny
 
 from mypy_lgstate.checker import channels, errorcodes as codes, repeats
+from mypy_lgstate.checker.repeats import Declared
 from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.report import fail, once
 from mypy_lgstate.checker.walker import Walker
-from mypy_lgstate.core.messages import key_part
+from mypy_lgstate.core.messages import field_part, key_part
 from mypy_lgstate.routes import bodies, exported, functional, sites
 from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
@@ -80,6 +81,24 @@ class Writes:
         self._graphs = graphs
         self._emit = emit
         self._records = records
+        # The fields each update class restates, for the declared channel types of one graph
+        # (``repeats.restated_keys``): the nodes of a graph mostly share one update class.
+        self._restated_keys: dict[tuple[TypeInfo, int], tuple[Declared, list[str]]] = {}
+
+    def forget(self) -> None:
+        self._restated_keys.clear()
+
+    def _restated(self, ret: Type, node_root: str, declared: Declared) -> list[str]:
+        """``repeats.restated_update_fields``, once per update class and graph."""
+        update = proper_type(ret)
+        info = repeats.update_class(update)
+        if info is None:
+            return repeats.restated_update_fields(update, node_root, declared)
+        known = self._restated_keys.get((info, id(declared)))
+        if known is None or known[0] is not declared:
+            known = (declared, repeats.restated_keys(update, declared))
+            self._restated_keys[info, id(declared)] = known
+        return [node_root + field_part(key) for key in known[1]]
 
     def check_node_returns(
         self,
@@ -139,7 +158,7 @@ class Writes:
                         )
             # A field of the channel's own declared type was checked with the schema (``repeats``).
             declared = self._graphs.declared_types(schemas)
-            restated = repeats.restated_update_fields(ret, f"{label}()", declared)
+            restated = self._restated(ret, f"{label}()", declared)
             untracked = [
                 f"{label}().{key}"
                 for key in self._graphs.special_keys(api, schemas).untracked
