@@ -18,7 +18,6 @@ from mypy.nodes import Context, Expression, FuncDef, StrExpr, TypeInfo
 from mypy.types import AnyType, CallableType, Type, TypeOfAny
 
 from mypy_lgstate.checker import channels, errorcodes as codes, repeats
-from mypy_lgstate.checker.repeats import Declared
 from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.report import fail, once
@@ -81,24 +80,25 @@ class Writes:
         self._graphs = graphs
         self._emit = emit
         self._records = records
-        # The fields each update class restates, for the declared channel types of one graph
+        # The fields each update class restates of the channels of a graph's schemas
         # (``repeats.restated_keys``): the nodes of a graph mostly share one update class.
-        self._restated_keys: dict[tuple[TypeInfo, int], tuple[Declared, list[str]]] = {}
+        self._restated_keys: dict[tuple[TypeInfo, tuple[TypeInfo, ...]], list[str]] = {}
 
     def forget(self) -> None:
         self._restated_keys.clear()
 
-    def _restated(self, ret: Type, node_root: str, declared: Declared) -> list[str]:
-        """``repeats.restated_update_fields``, once per update class and graph."""
+    def _restated(self, ret: Type, node_root: str, schemas: tuple[TypeInfo, ...]) -> list[str]:
+        """``repeats.restated_update_fields`` against the channels of ``schemas``, once per update
+        class and graph."""
         update = proper_type(ret)
+        declared = self._graphs.declared_types(schemas)
         info = repeats.update_class(update)
         if info is None:
             return repeats.restated_update_fields(update, node_root, declared)
-        known = self._restated_keys.get((info, id(declared)))
-        if known is None or known[0] is not declared:
-            known = (declared, repeats.restated_keys(update, declared))
-            self._restated_keys[info, id(declared)] = known
-        return [node_root + field_part(key) for key in known[1]]
+        keys = self._restated_keys.get((info, schemas))
+        if keys is None:
+            keys = self._restated_keys[info, schemas] = repeats.restated_keys(update, declared)
+        return [node_root + field_part(key) for key in keys]
 
     def check_node_returns(
         self,
@@ -158,7 +158,7 @@ class Writes:
                         )
             # A field of the channel's own declared type was checked with the schema (``repeats``).
             declared = self._graphs.declared_types(schemas)
-            restated = self._restated(ret, f"{label}()", declared)
+            restated = self._restated(ret, f"{label}()", schemas)
             untracked = [
                 f"{label}().{key}"
                 for key in self._graphs.special_keys(api, schemas).untracked
