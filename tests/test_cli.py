@@ -234,10 +234,16 @@ def test_check_without_mypy_configuration_shows_only_lgstate_findings(
 
 
 def test_version() -> None:
+    # .ci/run also runs the suite against the compiled build, with the variable that built it set:
+    # the build under test must be the one that was asked for.
+    compiled = "yes" if os.environ.get("MYPY_LGSTATE_COMPILE") == "1" else "no"
     for flag in ("-V", "--version"):
         result = subprocess.run([LGSTATE, flag], capture_output=True, text=True, check=False)
         assert (result.returncode, result.stdout, result.stderr) == (
-            0, f"lgstate {mypy_lgstate.__version__} (mypy {mypy.version.__version__})\n", ""
+            0,
+            f"lgstate {mypy_lgstate.__version__} (mypy {mypy.version.__version__},"
+            f" compiled: {compiled})\n",
+            "",
         )
 
 

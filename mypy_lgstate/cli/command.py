@@ -634,7 +634,8 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     )
     top.add_argument(
         "-V", "--version", action="version",
-        version=f"lgstate {mypy_lgstate.__version__} (mypy {mypy.version.__version__})",
+        version=f"lgstate {mypy_lgstate.__version__} (mypy {mypy.version.__version__},"
+        f" compiled: {'yes' if mypy_lgstate.compiled() else 'no'})",
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     subparsers: dict[str, argparse.ArgumentParser] = {}

@@ -1,0 +1,36 @@
+"""The package's optional compiled build. Its metadata lives in pyproject.toml; this file only adds the
+extension modules when they are asked for:
+
+    MYPY_LGSTATE_COMPILE=1 pip install .
+
+compiles the modules of ``checker/``, ``routes/`` and ``core/`` with mypyc, as mypy compiles itself
+(README, "Install and enable"). Without the variable the package is pure Python.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from setuptools import setup
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "build_support"))
+from backend import compiled_modules, compiling  # noqa: E402
+
+
+def ext_modules() -> list[object]:
+    if not compiling():
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        raise SystemExit(
+            "MYPY_LGSTATE_COMPILE=1: mypyc (it comes with mypy) is not in the build environment;"
+            " with --no-build-isolation, install mypy first"
+        ) from None
+
+    return mypycify(compiled_modules(), opt_level="3")
+
+
+setup(ext_modules=ext_modules())
