@@ -1,5 +1,5 @@
-"""The package's optional compiled build. Its metadata lives in pyproject.toml; this file only adds the
-extension modules when they are asked for:
+"""The package's optional compiled build. Its metadata lives in pyproject.toml; this file only adds
+the extension modules when they are asked for:
 
     MYPY_LGSTATE_COMPILE=1 pip install .
 

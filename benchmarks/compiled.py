@@ -6,8 +6,8 @@ directory of its own, to measure it against plain mypy. Nothing is installed in 
     python benchmarks/instructions.py --python PATH --source DEST
     python benchmarks/run.py --python PATH --source DEST
 
-It runs the build pip runs for ``MYPY_LGSTATE_COMPILE=1 pip install .``: mypyc (which comes with mypy)
-compiles the modules of ``checker/``, ``routes/`` and ``core/``; it needs a C compiler and the
+It runs the build pip runs for ``MYPY_LGSTATE_COMPILE=1 pip install .``: mypyc (which comes with
+mypy) compiles the modules of ``checker/``, ``routes/`` and ``core/``; it needs a C compiler and the
 Python headers, and takes a few minutes on two cores. The package lands in ``DEST/mypy_lgstate``
 (mypyc's shared library beside it) and must be run by the interpreter it was built for.
 """

@@ -27,7 +27,9 @@ _ROOT = Path(__file__).resolve().parent.parent
 def compiling() -> bool:
     value = os.environ.get(COMPILE_VARIABLE, "")
     if value not in ("", "0", "1"):
-        raise SystemExit(f"{COMPILE_VARIABLE}: expected 1 (compile) or 0 (pure Python), got {value!r}")
+        raise SystemExit(
+            f"{COMPILE_VARIABLE}: expected 1 (compile) or 0 (pure Python), got {value!r}"
+        )
     return value == "1"
 
 

@@ -1,7 +1,7 @@
-"""The build backend (build_support/backend.py): the pure build asks for nothing more than setuptools,
-the compiled one for the mypy the package runs with, and an editable install is never compiled. The
-compiled build itself is built and tested whole by .ci/run's third stage; ``test_cli.test_version``
-checks there that it is the build under test."""
+"""The build backend (build_support/backend.py): the pure build asks for nothing more than
+setuptools, the compiled one for the mypy the package runs with, and an editable install is never
+compiled. The compiled build itself is built and tested whole by .ci/run's third stage;
+``test_cli.test_version`` checks there that it is the build under test."""
 
 from __future__ import annotations
 
