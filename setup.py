@@ -9,7 +9,7 @@ compiles the modules of ``checker/``, ``routes/`` and ``core/`` with mypyc, as m
 
 from __future__ import annotations
 
-import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -30,6 +30,10 @@ def ext_modules() -> list[object]:
             " with --no-build-isolation, install mypy first"
         ) from None
 
+    # setuptools packages every extension module it finds in its build directory: one left there by an
+    # earlier compiled build of another set of modules would ship with this one.
+    for stale in (Path(__file__).resolve().parent / "build").glob("lib.*"):
+        shutil.rmtree(stale)
     return mypycify(compiled_modules(), opt_level="3")
 
 

@@ -32,7 +32,6 @@ from mypy_lgstate.core.config import ConfigError, LGStateConfig, load_config
 from mypy_lgstate.core.digest import short_digest, source_digest
 from mypy_lgstate.core.libraries import is_library
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock, LockFileError, lock_path, read_lock
-from mypy_lgstate.routes import aliases
 
 if TYPE_CHECKING:
     from mypy_lgstate.checker.checks import Checks
@@ -134,8 +133,10 @@ class LGStatePlugin(Plugin):
         self._skips_repeats = not options.fine_grained_incremental
         self._last_call: _Call | None = None
         self._writes_no_cache = options.fine_grained_incremental or options.cache_dir == os.devnull
-        # The daemon merges a module analysed again into its old tree in place (``aliases``).
-        aliases.keep_expansions(not options.fine_grained_incremental)
+        # The daemon merges a module analysed again into its old tree in place (``aliases``): set
+        # on the first use of the checks (``_checks_ready``).
+        self._keeps_expansions = not options.fine_grained_incremental
+        self._ready = False
         # Asked for twice per module, and stored in each module's cache entry: a short digest.
         self._config_data = digest
         self._state_classes_by_module: dict[str, list[str]] = {}
@@ -168,10 +169,22 @@ class LGStatePlugin(Plugin):
             self._method_hooks
         )
 
+    def _checks_ready(self) -> None:
+        """Set up, for this build, what the route modules keep across calls, before their first use.
+        They are imported on the first call that needs them, not with the plugin: a warm run with
+        nothing to check never loads them (nor, in the compiled build, its extension modules)."""
+        if not self._ready:
+            import mypy_lgstate.routes.aliases as aliases
+
+            aliases.keep_expansions(self._keeps_expansions)
+            self._ready = True
+
     @property
     def checks(self) -> Checks:
         if self._checks is None:
             from mypy_lgstate.checker.checks import Checks
+
+            self._checks_ready()
 
             self._checks = Checks(self.config, self.options, self._lookup, self.lock, self._module)
         return self._checks
@@ -277,6 +290,8 @@ class LGStatePlugin(Plugin):
             if file is not None:
                 from mypy_lgstate.checker.channels import record_module
 
+                self._checks_ready()
+
                 record_module(file, self._modules)
                 if not is_library(ctx.path):
                     # What the modules that import it read of its bodies.
@@ -308,6 +323,7 @@ class LGStatePlugin(Plugin):
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
         # Called once a module is checked: the one moment a class named in ``state_classes`` can
         # be checked in its own module, whatever else uses it.
+        self._checks_ready()
         user_module = not is_library(file.path)
         shaped = self._shaped_of(file) if user_module else []
         if self._writes_no_cache:

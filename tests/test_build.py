@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -81,5 +82,18 @@ def test_every_module_of_the_checks_is_compiled_and_nothing_else(backend: Module
         for path in (package / name).glob("*.py")
         if path.name != "__init__.py"
     )
+    expected = [module for module in expected if module not in backend.STARTUP_MODULES]
     assert sorted(modules) == expected
     assert "mypy_lgstate/checker/walker.py" in modules and "mypy_lgstate/plugin.py" not in modules
+
+
+def test_the_modules_left_python_are_those_a_mypy_start_imports(backend: ModuleType) -> None:
+    # A compiled module imported with the plugin would load the compiled library in every run.
+    code = (
+        "import sys, mypy_lgstate.plugin; print(*sorted(name for name, module in sys.modules.items()"
+        " if name.startswith('mypy_lgstate.') and not hasattr(module, '__path__')))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    imported = {name.replace(".", "/") + ".py" for name in result.stdout.split()}
+    packages = tuple(f"mypy_lgstate/{name}/" for name in backend.COMPILED_PACKAGES)
+    assert {module for module in imported if module.startswith(packages)} == backend.STARTUP_MODULES

@@ -128,16 +128,16 @@ class Writes:
             label, declarer = _label(node), _declarer(node)
             shape = sites.update_shape(ret, label)
             if shape.untyped or function is not None:
-                shown = self._shown_return(ret)
                 if function is not None:
                     later.append(
                         bodies.Body(
-                            api, function, context, node.name, shown, channels, schemas, allowed,
+                            api, function, context, node.name, ret, channels, schemas, allowed,
                             coverage=coverage,
                         )
                     )
                 elif elsewhere is None or elsewhere.recorded.why:
-                    fail(api, codes.untyped_node_message(node.name, shown), context, codes.UNTYPED_NODE)
+                    message = codes.untyped_node_message(node.name, self._shown_return(ret))
+                    fail(api, message, context, codes.UNTYPED_NODE)
                 if elsewhere is not None and channels is not None:
                     self._check_elsewhere_keys(api, context, node, elsewhere, channels)
             unknown = []
@@ -222,7 +222,9 @@ class Writes:
                 identity = (_UNKNOWN_KEY, elsewhere.defn.fullname, key, state)
                 once(api, identity, message, context, codes.UNKNOWN_KEY, declared=None)
 
-    def _shown_return(self, ret: Type) -> str | None:
+    def _shown_return(self, ret: Type | None) -> str | None:
+        if ret is None:
+            return None
         proper = proper_type(ret)
         unannotated = isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated
         return None if unannotated else self._walker.type_name(ret)
@@ -240,7 +242,7 @@ class Writes:
                 body.coverage.not_read()
             fail(
                 api,
-                codes.untyped_node_message(body.label, body.shown),
+                codes.untyped_node_message(body.label, self._shown_return(body.returns)),
                 body.context,
                 codes.UNTYPED_NODE,
             )

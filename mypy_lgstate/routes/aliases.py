@@ -19,7 +19,8 @@ from mypy.types import ProperType, Type, TypeAliasType, get_proper_type
 
 # Each alias's target, and its expansion.
 _expanded: Final[dict[TypeAlias, tuple[Type, ProperType]]] = {}
-_keep = True
+# Set by each build's plugin object before its first use of the checks; none kept until then.
+_keep = False
 
 
 def keep_expansions(keep: bool) -> None:

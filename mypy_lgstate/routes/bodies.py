@@ -79,7 +79,9 @@ class Body(NamedTuple):
     function: FuncDef
     context: Context  # the call that registers the node
     label: str  # the node's name in the graph, for lgstate-untyped-node
-    shown: str | None  # its declared return type, for the same message
+    # Its declared return type, named in the same message (formatted only if it is given: a type's
+    # name costs mypy's formatter, and its garbage, at every node).
+    returns: Type | None
     channels: tuple[frozenset[str], str] | None
     schemas: tuple[TypeInfo, ...]
     allowed: frozenset[str] | None
