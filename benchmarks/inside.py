@@ -3,14 +3,15 @@ measured inside mypy's process, with garbage collection counted apart.
 
     python benchmarks/inside.py --python .venv/bin/python [--source DIR] [--repeat N]
 
-It generates the app of ``run.py``, warms the plugin configuration's cache, then runs the
-one-module edit ``--repeat`` times (default 5). Each run is mypy's own ``api.run``, in a process
-whose plugin class has a timer around its hooks (every check a hook runs), ``report_config_data``
-(the records written with each module's cache), ``get_additional_indirect_deps`` (the end-of-module
-checks) and the hook lookups; a collection that starts inside one of them counts as garbage
-collection, not as its time. It prints the median of each over the runs. ``--source`` measures
-another copy of the package (a compiled one, ``compiled.py``). ``run.py`` measures the whole run
-against plain mypy; this says which part of the plugin's share is which.
+It generates the app of ``run.py``, warms both configurations' caches, then runs the one-module
+edit ``--repeat`` times (default 5) with plain mypy and with the plugin, alternately. Each run is
+mypy's own ``api.run``, in a process whose plugin class has a timer around its hooks (every check
+a hook runs), ``report_config_data`` (the records written with each module's cache),
+``get_additional_indirect_deps`` (the end-of-module checks) and the hook lookups; a collection that
+starts inside one of them counts as garbage collection, not as its time. It prints the median of
+each over the runs. ``--source`` measures another copy of the package (a compiled one,
+``compiled.py``). ``run.py`` measures the whole run against plain mypy; this says which part of the
+plugin's share is which.
 """
 
 from __future__ import annotations
@@ -68,6 +69,20 @@ print(json.dumps(spent))
 """
 
 
+def edit_run(runner: run.MypyRunner, config: run.Config, edit_target: Path) -> dict[str, float]:
+    """One timed edit run of ``config``, then its cache brought back to the unedited app."""
+    command = [runner.python, "-c", DRIVER, *runner.command(config)[3:]]
+    with run.edited(edit_target):
+        result = subprocess.run(
+            command, cwd=runner.app.root, env=runner.env, capture_output=True, text=True
+        )
+    runner.checked_run(config)
+    lines = result.stdout.strip().splitlines()
+    if result.returncode not in (0, 1) or not lines:
+        sys.exit(f"the edit run failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+    return dict(json.loads(lines[-1]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--python", default=sys.executable, help="interpreter whose mypy to run")
@@ -79,26 +94,25 @@ def main() -> None:
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     app = generate.generate(args.workdir, run.TARGET_MODULES, seed=0)
-    _, config = run.write_configs(args.workdir, run.DEFAULT_PLUGIN)
+    configs = run.write_configs(args.workdir, run.DEFAULT_PLUGIN)
     runner = run.MypyRunner(args.python, app, args.source.resolve())
-    command = [runner.python, "-c", DRIVER, *runner.command(config)[3:]]
-    runner.checked_run(config)  # a warm cache for the plugin configuration
-    samples: list[dict[str, float]] = []
+    for config in configs:
+        runner.checked_run(config)  # warm caches
+    # Plain mypy and mypy with the plugin alternately, as in run.py.
+    samples: dict[str, list[dict[str, float]]] = {config.name: [] for config in configs}
     for _ in range(args.repeat):
-        with run.edited(app.edit_target):
-            result = subprocess.run(
-                command, cwd=app.root, env=runner.env, capture_output=True, text=True
-            )
-        runner.checked_run(config)  # back to the unedited app, unmeasured
-        lines = result.stdout.strip().splitlines()
-        if result.returncode not in (0, 1) or not lines:
-            sys.exit(f"the edit run failed ({result.returncode}):\n{result.stdout}{result.stderr}")
-        samples.append(json.loads(lines[-1]))
-    print(f"one-module edit of {app.module_count} modules, {args.repeat} runs, median seconds:")
+        for config in configs:
+            samples[config.name].append(edit_run(runner, config, app.edit_target))
+    runs = f"{args.repeat} runs each"
+    print(f"one-module edit of {app.module_count} modules, {runs}, median seconds:")
+    print(f"  {'':<30} {'plain':>7} {'plugin':>7}  (plugin's range)")
     for name in ("mypy run", "hooks", *ENTRY_POINTS, "garbage collection"):
-        values = [sample.get(name, 0.0) for sample in samples]
-        median = statistics.median(values)
-        print(f"  {name:<30} {median:7.3f}  ({min(values):.3f} to {max(values):.3f})")
+        medians = []
+        for config in configs:
+            values = [sample.get(name, 0.0) for sample in samples[config.name]]
+            medians.append(statistics.median(values))
+        low, high = min(values), max(values)
+        print(f"  {name:<30} {medians[0]:7.3f} {medians[1]:7.3f}  ({low:.3f} to {high:.3f})")
 
 
 if __name__ == "__main__":
