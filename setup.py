@@ -34,7 +34,13 @@ def ext_modules() -> list[object]:
     # earlier compiled build of another set of modules would ship with this one.
     for stale in (Path(__file__).resolve().parent / "build").glob("lib.*"):
         shutil.rmtree(stale)
-    return mypycify(compiled_modules(), opt_level="3")
+    # mypyc type-checks what it compiles with pyproject.toml's [tool.mypy], in pip's build
+    # environment, where only mypy is installed: the modules the compiled ones reach (the lgstate
+    # command, the runtime checker, through type-only imports) are read without their errors, and
+    # third-party modules other than mypy (pydantic, langgraph) are typed Any, as they are to the
+    # compiled code at run time.
+    flags = ["--follow-imports=silent", "--ignore-missing-imports"]
+    return mypycify([*flags, *compiled_modules()], opt_level="3")
 
 
 setup(ext_modules=ext_modules())
