@@ -19,8 +19,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "build_support"))
 from backend import compiled_modules, compiling  # noqa: E402
 
 
+# The commands that only write the package's metadata: pip runs one before the build, and the
+# extension modules are no part of it (mypyc would type-check and translate everything twice).
+METADATA_COMMANDS = frozenset({"dist_info", "egg_info"})
+
+
+def command(argv: list[str]) -> str | None:
+    """The setup.py command being run (global options such as ``-q`` may come before it)."""
+    return next((arg for arg in argv[1:] if not arg.startswith("-")), None)
+
+
 def ext_modules() -> list[object]:
-    if not compiling():
+    if not compiling() or command(sys.argv) in METADATA_COMMANDS:
         return []
     try:
         from mypyc.build import mypycify
@@ -43,4 +53,5 @@ def ext_modules() -> list[object]:
     return mypycify([*flags, *compiled_modules()], opt_level="3")
 
 
-setup(ext_modules=ext_modules())
+if __name__ == "__main__":  # as setuptools' build backend runs it (the tests import it)
+    setup(ext_modules=ext_modules())

@@ -133,10 +133,7 @@ class LGStatePlugin(Plugin):
         self._skips_repeats = not options.fine_grained_incremental
         self._last_call: _Call | None = None
         self._writes_no_cache = options.fine_grained_incremental or options.cache_dir == os.devnull
-        # The daemon merges a module analysed again into its old tree in place (``aliases``): set
-        # on the first use of the checks (``_checks_ready``).
-        self._keeps_expansions = not options.fine_grained_incremental
-        self._ready = False
+        self._ready = False  # ``_checks_ready``
         # Asked for twice per module, and stored in each module's cache entry: a short digest.
         self._config_data = digest
         self._state_classes_by_module: dict[str, list[str]] = {}
@@ -174,9 +171,14 @@ class LGStatePlugin(Plugin):
         They are imported on the first call that needs them, not with the plugin: a warm run with
         nothing to check never loads them (nor, in the compiled build, its extension modules)."""
         if not self._ready:
+            import mypy_lgstate.checker.models as models
             import mypy_lgstate.routes.aliases as aliases
 
-            aliases.keep_expansions(self._keeps_expansions)
+            # The daemon merges a module analysed again into its old tree in place: nothing read of
+            # a class or an alias is kept there.
+            build_memos = not self.options.fine_grained_incremental
+            aliases.keep_expansions(build_memos)
+            models.keep_fields(build_memos)
             self._ready = True
 
     @property
@@ -185,7 +187,6 @@ class LGStatePlugin(Plugin):
             from mypy_lgstate.checker.checks import Checks
 
             self._checks_ready()
-
             self._checks = Checks(self.config, self.options, self._lookup, self.lock, self._module)
         return self._checks
 
@@ -291,7 +292,6 @@ class LGStatePlugin(Plugin):
                 from mypy_lgstate.checker.channels import record_module
 
                 self._checks_ready()
-
                 record_module(file, self._modules)
                 if not is_library(ctx.path):
                     # What the modules that import it read of its bodies.

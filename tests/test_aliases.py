@@ -1,6 +1,7 @@
-"""``proper_type`` keeps the expansion of a type alias without arguments, and expands it again when
-mypy gives the alias a new target (it analyses the alias again) or when expansions are not kept
-(the daemon). Real aliases, from a real mypy build."""
+"""What the checks keep for a build: ``proper_type`` keeps the expansion of a type alias without
+arguments, and expands it again when mypy gives the alias a new target (it analyses the alias again)
+or when expansions are not kept (the daemon); ``model_fields`` keeps the fields of each class, but not
+in the daemon. Real aliases and classes, from a real mypy build."""
 
 from __future__ import annotations
 
@@ -9,18 +10,25 @@ from collections.abc import Iterator
 
 import pytest
 from mypy.build import BuildSource, build
-from mypy.nodes import MypyFile, TypeAlias
+from mypy.nodes import MypyFile, TypeAlias, TypeInfo
 from mypy.options import Options
 from mypy.types import Instance, TypeAliasType, get_proper_type
 
+from mypy_lgstate.checker import models
 from mypy_lgstate.routes import aliases
 
 SOURCE = """
+from dataclasses import dataclass, field
 from typing import TypeVar
 T = TypeVar("T")
 Pair = tuple[int, str]
 Payload = dict[str, list[Pair]]
 Boxed = list[T]
+
+@dataclass
+class Row:
+    name: str
+    tags: list[str] = field(default_factory=list)
 """
 
 
@@ -37,8 +45,10 @@ def tree() -> MypyFile:
 @pytest.fixture(autouse=True)
 def kept() -> Iterator[None]:
     aliases.keep_expansions(True)
+    models.keep_fields(True)
     yield
     aliases.keep_expansions(True)
+    models.keep_fields(True)
 
 
 def _alias(tree: MypyFile, name: str) -> TypeAlias:
@@ -84,3 +94,15 @@ def test_nothing_is_kept_in_the_daemon_or_for_type_arguments(tree: MypyFile) -> 
     first = aliases.proper_type(TypeAliasType(boxed, [key]))
     assert aliases.proper_type(TypeAliasType(boxed, [key])) is not first
     assert str(first) == "list[str]"
+
+
+def test_the_fields_of_a_class_are_read_once_but_not_in_the_daemon(tree: MypyFile) -> None:
+    row = tree.names["Row"].node
+    assert isinstance(row, TypeInfo)
+    first = models.model_fields(row)
+    assert [name for name, _, _ in first] == ["name", "tags"]
+    assert models.model_fields(row) is first
+    models.keep_fields(False)
+    again = models.model_fields(row)
+    assert again == first and again is not first
+    assert models.model_fields(row) is not again

@@ -32,6 +32,15 @@ def backend() -> ModuleType:
     return module
 
 
+@pytest.fixture(scope="module")
+def setup_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("lgstate_setup_script", ROOT / "setup.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_pyproject_names_the_backend(backend: ModuleType) -> None:
     system = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]
     assert (system["build-backend"], system["backend-path"]) == ("backend", ["build_support"])
@@ -52,6 +61,37 @@ def test_what_the_build_asks_for(
 def test_the_compiler_is_the_mypy_the_package_runs_with(backend: ModuleType) -> None:
     dependencies = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert backend.MYPYC_REQUIREMENT in dependencies
+
+
+@pytest.mark.parametrize(
+    ("argv", "compiled"),
+    [
+        (["setup.py", "dist_info", "--output-dir", "out"], False),
+        (["setup.py", "-q", "egg_info"], False),
+        (["setup.py", "bdist_wheel", "--dist-dir", "out"], True),
+        (["setup.py", "-v", "bdist_wheel"], True),
+    ],
+)
+def test_the_metadata_step_compiles_nothing(
+    setup_script: ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    argv: list[str],
+    compiled: bool,
+) -> None:
+    """pip asks for the metadata before it builds: mypyc runs in the build alone."""
+    monkeypatch.setenv("MYPY_LGSTATE_COMPILE", "1")
+    monkeypatch.setattr(sys, "argv", argv)
+    asked: list[list[str]] = []
+
+    def mypycify(paths: list[str], opt_level: str) -> list[str]:
+        asked.append(paths)
+        return ["compiled"]
+
+    monkeypatch.setattr("mypyc.build.mypycify", mypycify)
+    monkeypatch.setattr(setup_script, "__file__", str(tmp_path / "setup.py"))  # its build/ here
+    assert setup_script.ext_modules() == (["compiled"] if compiled else [])
+    assert bool(asked) is compiled
 
 
 def test_a_misspelt_value_is_one_line(backend: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -30,18 +30,44 @@ if TYPE_CHECKING:
     from mypy_lgstate.checker.walker import Walker
 
 
-def model_fields(info: TypeInfo) -> list[tuple[str, Var, TypeInfo]]:
+Field = tuple[str, Var, TypeInfo]  # a field's name, its variable, and the class declaring it
+
+# The fields of each class read so far in this build (every check of a graph asks for its classes'
+# fields again). Kept only where a class, once analysed, never changes within the build: not in the
+# daemon, which merges a module analysed again into its old tree in place (``keep_fields``).
+_fields: Final[dict[TypeInfo, tuple[Field, ...]]] = {}
+_keep = False
+
+
+def keep_fields(keep: bool) -> None:
+    """Whether the fields of each class are kept (set by each new plugin object before its first
+    use of the checks); forgets those kept so far."""
+    global _keep
+    _keep = keep
+    _fields.clear()
+
+
+def model_fields(info: TypeInfo) -> tuple[Field, ...]:
     """The fields of a pydantic model or dataclass, in definition order, with their declaring class.
 
     A dataclass's fields are the ones its ``__init__`` and ``dataclasses.fields()`` know (mypy's
     dataclass metadata), underscore names included; a pydantic model's skip private attributes
     (``_name``), which ``model_dump()`` leaves out.
     """
+    known = _fields.get(info)
+    if known is None:
+        known = _read_fields(info)
+        if _keep:
+            _fields[info] = known
+    return known
+
+
+def _read_fields(info: TypeInfo) -> tuple[Field, ...]:
     metadata = info.metadata.get("dataclass")
     names: set[str] | None = None
     if metadata is not None and "attributes" in metadata:
         names = {attr["name"] for attr in metadata["attributes"] if not attr.get("is_init_var")}
-    fields: dict[str, tuple[str, Var, TypeInfo]] = {}
+    fields: dict[str, Field] = {}
     for base, name, var in instance_attributes(info):
         if names is not None:
             if name not in names:
@@ -49,7 +75,7 @@ def model_fields(info: TypeInfo) -> list[tuple[str, Var, TypeInfo]]:
         elif name.startswith("_") or name == "model_config":
             continue
         fields[name] = (name, var, base)
-    return list(fields.values())
+    return tuple(fields.values())
 
 
 def instance_attributes(
