@@ -22,23 +22,23 @@ else:  # mypy itself depends on tomli before 3.11
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def backend() -> ModuleType:
-    path = ROOT / "build_support" / "backend.py"
-    spec = importlib.util.spec_from_file_location("lgstate_build_backend", path)
+def _load(name: str, path: Path) -> ModuleType:
+    """A build file as a module of its own (neither is importable from the package)."""
+    spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def backend() -> ModuleType:
+    return _load("lgstate_build_backend", ROOT / "build_support" / "backend.py")
 
 
 @pytest.fixture(scope="module")
 def setup_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("lgstate_setup_script", ROOT / "setup.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return _load("lgstate_setup_script", ROOT / "setup.py")
 
 
 def test_pyproject_names_the_backend(backend: ModuleType) -> None:
