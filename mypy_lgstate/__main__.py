@@ -1,6 +1,6 @@
 """``python -m mypy_lgstate``: the ``lgstate`` command."""
 
-from mypy_lgstate.cli.command import main
+from mypy_lgstate.cli import run
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    run()

@@ -169,7 +169,7 @@ class LGStatePlugin(Plugin):
     def _checks_ready(self) -> None:
         """Set up, for this build, what the route modules keep across calls, before their first use.
         They are imported on the first call that needs them, not with the plugin: a warm run with
-        nothing to check never loads them (nor, in the compiled build, its extension modules)."""
+        nothing to check never loads them."""
         if not self._ready:
             import mypy_lgstate.checker.models as models
             import mypy_lgstate.routes.aliases as aliases

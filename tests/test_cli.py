@@ -8,6 +8,7 @@ so langgraph is analysed once; the command keeps its own cache in an ``lgstate``
 from __future__ import annotations
 
 import configparser
+import io
 import json
 import os
 import re
@@ -234,15 +235,11 @@ def test_check_without_mypy_configuration_shows_only_lgstate_findings(
 
 
 def test_version() -> None:
-    # .ci/run also runs the suite against the compiled build, with the variable that built it set:
-    # the build under test must be the one that was asked for.
-    compiled = "yes" if os.environ.get("MYPY_LGSTATE_COMPILE") == "1" else "no"
     for flag in ("-V", "--version"):
         result = subprocess.run([LGSTATE, flag], capture_output=True, text=True, check=False)
         assert (result.returncode, result.stdout, result.stderr) == (
             0,
-            f"lgstate {mypy_lgstate.__version__} (mypy {mypy.version.__version__},"
-            f" compiled: {compiled})\n",
+            f"lgstate {mypy_lgstate.__version__} (mypy {mypy.version.__version__})\n",
             "",
         )
 
@@ -1016,6 +1013,40 @@ def test_slow_run_says_what_it_does_on_stderr(
     ]
 
 
+def test_the_command_ends_at_once_with_its_status_and_its_whole_output(
+    app_in_process: Path,
+    cache_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The console script leaves through ``os._exit`` (``cli.run``), without freeing mypy's heap:
+    what it prints must still all be there, on a pipe and in ``--output-file``, with the status
+    ``main`` returns; a reader that closed the pipe changes neither the status nor stderr."""
+    project = app_in_process
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)  # stdout buffered, as users run it
+    expected = {}
+    for output_format in ("sarif", "text"):  # SARIF is over a pipe's buffer: a lost flush shows
+        assert cli.main(["check", "-q", "--format", output_format]) == 1
+        expected[output_format] = capsys.readouterr().out
+    assert len(expected["sarif"]) > io.DEFAULT_BUFFER_SIZE
+    for output_format, text in expected.items():
+        result = lgstate(project, cache_dir, "check", "-q", "--format", output_format)
+        assert (result.returncode, result.stdout, result.stderr) == (1, text, "")
+    result = lgstate(project, cache_dir, "check", "-q", "--format", "sarif", "--output-file", "out.sarif")
+    assert (result.returncode, result.stdout, result.stderr) == (1, "", "")
+    assert (project / "out.sarif").read_text() == expected["sarif"]
+
+    read, write = os.pipe()
+    os.close(read)  # `lgstate check | true`: the reader is gone before a byte is written
+    with subprocess.Popen(
+        [LGSTATE, "check", "-q", "--format", "sarif"], cwd=project, stdout=write,
+        stderr=subprocess.PIPE, text=True, env={**os.environ, "MYPY_CACHE_DIR": str(cache_dir)},
+    ) as closed:
+        os.close(write)
+        _, err = closed.communicate(timeout=TIMEOUT)
+    assert (closed.returncode, err) == (1, "")
+
+
 # report -----------------------------------------------------------------------------------------
 
 
@@ -1377,7 +1408,7 @@ def test_pre_commit_hook_runs_when_only_the_lock_or_the_configuration_changes() 
 
 def test_console_script_is_declared() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert pyproject["project"]["scripts"] == {"lgstate": "mypy_lgstate.cli:main"}
+    assert pyproject["project"]["scripts"] == {"lgstate": "mypy_lgstate.cli:run"}
 
 
 def test_yaml_cases_base_configuration_is_setup_cfg_with_every_default() -> None:

@@ -297,7 +297,10 @@ def _output(args: argparse.Namespace, text: str) -> None:
     """The result, on stdout or in ``--output-file`` (nothing at all when it is empty)."""
     if args.output_file is None:
         if text:
-            print(text)
+            try:
+                print(text)
+            except BrokenPipeError:  # the reader is gone (`lgstate check | head`): nothing to add
+                pass
         return
     try:
         with open(args.output_file, "w", encoding="utf-8") as f:
@@ -624,17 +627,6 @@ def _blocking_message(messages: list[str]) -> str:
 # Entry point ------------------------------------------------------------------------------------
 
 
-def _compiled() -> bool:
-    """Whether the plugin's checks were compiled with mypyc (``MYPY_LGSTATE_COMPILE=1`` when the
-    package was built): told by how the walker is stored, without importing it."""
-    from importlib.machinery import EXTENSION_SUFFIXES
-    from importlib.util import find_spec
-
-    spec = find_spec("mypy_lgstate.checker.walker")
-    origin = spec.origin if spec is not None else None
-    return origin is not None and origin.endswith(tuple(EXTENSION_SUFFIXES))
-
-
 def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The command's parser, and each subcommand's (for its usage errors)."""
     top = argparse.ArgumentParser(
@@ -645,8 +637,7 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     )
     top.add_argument(
         "-V", "--version", action="version",
-        version=f"lgstate {mypy_lgstate.__version__} (mypy {mypy.version.__version__},"
-        f" compiled: {'yes' if _compiled() else 'no'})",
+        version=f"lgstate {mypy_lgstate.__version__} (mypy {mypy.version.__version__})",
     )
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     subparsers: dict[str, argparse.ArgumentParser] = {}
