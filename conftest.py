@@ -7,72 +7,87 @@ stay valid; the files go to the workers in collection order, the slow Python mod
 (Not ``--dist loadgroup``: pytest-xdist 3.8 marks a group by rewriting ``item._nodeid``, which pytest
 9.2 no longer reads, so its ``xdist_group`` marks are silently ignored: pytest-xdist issue 1386.)
 
-A YAML case of pytest-mypy-plugins runs mypy in a subprocess with ``--cache-dir``: the cache of the
-libraries (langgraph, langchain, pydantic: about 6 s to build, 0.3 s to load) is what makes a case
-take 0.5 s instead of 6. mypy keeps one entry per module, valid for one set of options
-(``disable_error_code``, ``warn_unused_ignores``, ...). With one cache for every case, as
-pytest-mypy-plugins has it, a case with other mypy options rebuilt the libraries, and so did the
-case after it. The hook below gives each worker one cache per mypy configuration, in a directory
-made for the session and removed after it: not the default ``$TMPDIR/.mypy_cache``, which every
-checkout and every concurrent run on the machine shares (and rebuilds for its own plugin source).
-The plugin's own ``[mypy_lgstate]`` section is left out of the key: its options never change a
-library's entry (``report_config_data`` returns None there).
+Most of a mypy run's time in this suite is spent on the libraries (langgraph, langchain, pydantic:
+about 10 s to analyse, 0.3 s to load from a cache). Two things keep that to a minimum:
 
-A case's result does not depend on the cases that ran before it in the same cache: mypy checks each
-entry against its source and options, and pytest-mypy-plugins removes the entries of the case's
-own files after each case.
+- ``tests/library_caches.py``: one warm cache of the libraries per set of mypy options, built once
+  per session and copied into the cache directory of each project a test checks. This file makes
+  the session's directory for them.
+- ``tests/yaml_batches.py``: the YAML cases of a file that share a configuration are checked by one
+  mypy run. Each worker keeps one cache per configuration for them, in a directory made for the
+  session and removed after it (not pytest-mypy-plugins' default under the testing base, which
+  every checkout and every concurrent run on the machine would share). The plugin's own
+  ``[mypy_lgstate]`` section is left out of that key: its options never change a library's entry
+  (``report_config_data`` returns None there). A case's result does not depend on the cases checked
+  before it in the same cache: mypy checks each entry against its source and options, and every
+  case's module has a name of its own.
 """
 
 from __future__ import annotations
 
-import configparser
+import functools
 import hashlib
 import os
 import shutil
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "tests"))
+
+import library_caches  # noqa: E402
+import yaml_batches  # noqa: E402
 
 # pytest-mypy-plugins finds mypy on PATH: put this interpreter's scripts first, so the suite runs the
 # mypy (and the plugin) installed next to pytest even when the virtual environment is not activated.
 os.environ["PATH"] = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
+# Every mypy run of the suite imports the plugin anew: let it keep the bytecode it compiles.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
-_YAML_CACHES = pytest.StashKey[str]()
-
-
-def library_options(mypy_config: str) -> str:
-    """The part of a YAML case's ``mypy_config:`` that can change mypy's cache of the libraries:
-    every section but the plugin's own, as one canonical string ("" for the base configuration).
-
-    pytest-mypy-plugins merges ``mypy_config:`` into the base configuration the same way: lines
-    before any section header belong to ``[mypy]``."""
-    if "[mypy]" not in mypy_config:
-        mypy_config = f"[mypy]\n{mypy_config}"
-    parser = configparser.ConfigParser(interpolation=None)
-    parser.read_string(mypy_config)
-    return "\n".join(
-        f"[{section}] {name} = {value}"
-        for section in sorted(parser.sections())
-        if section != "mypy_lgstate"
-        for name, value in sorted(parser.items(section))
-    )
+_SESSION_DIRECTORIES = pytest.StashKey[list[str]]()
 
 
+def _session_directory(config: pytest.Config, prefix: str) -> str:
+    directory = tempfile.mkdtemp(prefix=prefix)
+    config.stash.setdefault(_SESSION_DIRECTORIES, []).append(directory)
+    return directory
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The process that starts the session makes the directory of warm library caches; the
+    pytest-xdist workers it starts inherit the variable that names it."""
+    if not hasattr(config, "workerinput") and library_caches.SESSION_VARIABLE not in os.environ:
+        os.environ[library_caches.SESSION_VARIABLE] = _session_directory(config, "lgstate-libraries-")
+
+
+@pytest.hookimpl(trylast=True)  # after -k and the other selections: a batch holds what will run
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     from pytest_mypy_plugins.item import YamlTestItem
 
-    for item in items:
-        if not isinstance(item, YamlTestItem):
-            continue
-        if _YAML_CACHES not in config.stash:
-            config.stash[_YAML_CACHES] = tempfile.mkdtemp(prefix="lgstate-yaml-mypy-caches-")
-        options = library_options(item.additional_mypy_config)
-        name = "config-" + hashlib.sha256(options.encode()).hexdigest()[:12] if options else "base"
-        item.incremental_cache_dir = os.path.join(config.stash[_YAML_CACHES], name)
+    cases = [item for item in items if isinstance(item, YamlTestItem)]
+    if not cases:
+        return
+    caches = _session_directory(config, "lgstate-yaml-caches-")
+    for item in cases:
+        options = library_caches.library_options(yaml_batches.effective_config(item))
+        name = hashlib.sha256(options.encode()).hexdigest()[:12]
+        item.incremental_cache_dir = os.path.join(caches, name)
+    batches = yaml_batches.form_batches(cases)
+    for item in cases:
+        item.runtest = functools.partial(  # type: ignore[method-assign]
+            yaml_batches.run_case, item, batches.get(item.nodeid)
+        )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    from pytest_mypy_plugins.item import YamlTestItem
+
+    if isinstance(item, YamlTestItem):
+        library_caches.seed(Path(item.incremental_cache_dir), yaml_batches.effective_config(item))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    caches = config.stash.get(_YAML_CACHES, None)
-    if caches is not None:
-        shutil.rmtree(caches, ignore_errors=True)
+    for directory in config.stash.get(_SESSION_DIRECTORIES, []):
+        shutil.rmtree(directory, ignore_errors=True)

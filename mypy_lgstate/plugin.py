@@ -171,14 +171,14 @@ class LGStatePlugin(Plugin):
         They are imported on the first call that needs them, not with the plugin: a warm run with
         nothing to check never loads them."""
         if not self._ready:
-            import mypy_lgstate.checker.models as models
             import mypy_lgstate.routes.aliases as aliases
+            import mypy_lgstate.routes.schemas as schemas
 
             # The daemon merges a module analysed again into its old tree in place: nothing read of
             # a class or an alias is kept there.
             build_memos = not self.options.fine_grained_incremental
             aliases.keep_expansions(build_memos)
-            models.keep_fields(build_memos)
+            schemas.keep_fields(build_memos)
             self._ready = True
 
     @property
@@ -276,7 +276,7 @@ class LGStatePlugin(Plugin):
         if isinstance(info, TypeInfo) and (
             info.has_base(_PYDANTIC_MODEL) or info.has_base(_PYDANTIC_V1_MODEL)
         ):
-            from mypy_lgstate.checker.model_facts import record
+            from mypy_lgstate.routes.model_facts import record
 
             return record
         return None
@@ -286,10 +286,10 @@ class LGStatePlugin(Plugin):
             # mypy is about to write the module's cache: mypy 2.x writes it once the module's
             # interface is checked, before its bodies (and before ``get_additional_indirect_deps``).
             # The last moment to put the channels its classes declare into their metadata, where
-            # every later run, worker and module reads them (``channels``).
+            # every later run, worker and module reads them (``channel_specs``).
             file = self._modules.get(ctx.id)
             if file is not None:
-                from mypy_lgstate.checker.channels import record_module
+                from mypy_lgstate.routes.channel_specs import record_module
 
                 self._checks_ready()
                 record_module(file, self._modules)
@@ -330,7 +330,7 @@ class LGStatePlugin(Plugin):
             # The channels of the module's classes, and its node-shaped functions: recorded as the
             # cache is written, or here in the runs that write none (the daemon), where
             # ``report_config_data`` is not asked.
-            from mypy_lgstate.checker.channels import record_module
+            from mypy_lgstate.routes.channel_specs import record_module
 
             record_module(file, self._modules or {}, daemon=self.options.fine_grained_incremental)
             if user_module:

@@ -14,8 +14,7 @@ from mypy.nodes import MypyFile, TypeAlias, TypeInfo
 from mypy.options import Options
 from mypy.types import Instance, TypeAliasType, get_proper_type
 
-from mypy_lgstate.checker import models
-from mypy_lgstate.routes import aliases
+from mypy_lgstate.routes import aliases, schemas
 
 SOURCE = """
 from dataclasses import dataclass, field
@@ -45,10 +44,10 @@ def tree() -> MypyFile:
 @pytest.fixture(autouse=True)
 def kept() -> Iterator[None]:
     aliases.keep_expansions(True)
-    models.keep_fields(True)
+    schemas.keep_fields(True)
     yield
     aliases.keep_expansions(True)
-    models.keep_fields(True)
+    schemas.keep_fields(True)
 
 
 def _alias(tree: MypyFile, name: str) -> TypeAlias:
@@ -99,10 +98,10 @@ def test_nothing_is_kept_in_the_daemon_or_for_type_arguments(tree: MypyFile) -> 
 def test_the_fields_of_a_class_are_read_once_but_not_in_the_daemon(tree: MypyFile) -> None:
     row = tree.names["Row"].node
     assert isinstance(row, TypeInfo)
-    first = models.model_fields(row)
+    first = schemas.model_fields(row)
     assert [name for name, _, _ in first] == ["name", "tags"]
-    assert models.model_fields(row) is first
-    models.keep_fields(False)
-    again = models.model_fields(row)
+    assert schemas.model_fields(row) is first
+    schemas.keep_fields(False)
+    again = schemas.model_fields(row)
     assert again == first and again is not first
-    assert models.model_fields(row) is not again
+    assert schemas.model_fields(row) is not again

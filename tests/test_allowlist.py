@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
+import library_caches
 from mypy_lgstate.core import config
 
 LGSTATE = Path(sys.executable).parent / "lgstate"
@@ -93,9 +94,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     (root / "allowpkg" / "__init__.py").write_text("")
     (root / "allowpkg" / "models.py").write_text(MODELS)
     (root / "allowpkg" / "graph.py").write_text(GRAPH)
-    (root / "mypy.ini").write_text(
-        f"[mypy]\nfiles = allowpkg\ncache_dir = {root / 'cache'}\n[mypy_lgstate]\nprofile = msgpack\n"
-    )
+    config = f"[mypy]\nfiles = allowpkg\ncache_dir = {root / 'cache'}\n[mypy_lgstate]\nprofile = msgpack\n"
+    (root / "mypy.ini").write_text(config)
+    library_caches.seed(root / "cache", config, lgstate=True)
     sys.path.insert(0, str(root))
     yield root
     sys.path.remove(str(root))

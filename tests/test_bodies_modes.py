@@ -10,13 +10,12 @@ so these runs are the ones that tell whether that moment is kept in every mode.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from test_modes import Daemon, Project, line_of, running, supports_parallel_checking
+from modes import Daemon, Project, line_of, running, supports_parallel_checking
 
 HELPERS = """\
 def stamp() -> str:
@@ -92,17 +91,13 @@ CONFIG = "[mypy]\nplugins = mypy_lgstate.plugin\n\n[mypy_lgstate]\nprofile = msg
 
 
 def create(root: Path) -> Project:
-    project = Project(root, time.time())
-    (root / "pkg").mkdir(parents=True)
-    for name, text in {
+    return Project.create(root, {
         "pkg/__init__.py": "",
         "pkg/helpers.py": HELPERS,
         "pkg/state.py": STATE,
         "pkg/graph.py": GRAPH,
         "mypy.ini": CONFIG,
-    }.items():
-        project.write(name, text)
-    return project
+    })
 
 
 @pytest.fixture(scope="module")

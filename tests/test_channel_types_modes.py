@@ -12,13 +12,12 @@ it all the same.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from test_modes import Daemon, Project, line_of, running, supports_parallel_checking
+from modes import Daemon, Project, line_of, running, supports_parallel_checking
 
 # The class is declared in a block, as some projects declare theirs per Python version: its channels
 # must still be recorded for the runs that read it from the cache.
@@ -117,16 +116,12 @@ CONFIG = "[mypy]\nplugins = mypy_lgstate.plugin\n\n[mypy_lgstate]\nprofile = msg
 
 
 def create(root: Path) -> Project:
-    project = Project(root, time.time())
-    (root / "pkg").mkdir(parents=True)
-    for name, text in {
+    return Project.create(root, {
         "pkg/__init__.py": "",
         "pkg/state.py": STATE,
         "pkg/graph.py": GRAPH,
         "mypy.ini": CONFIG,
-    }.items():
-        project.write(name, text)
-    return project
+    })
 
 
 @pytest.fixture(scope="module")

@@ -23,9 +23,10 @@ import mypy.version
 import pytest
 import yaml
 
+import library_caches
 import mypy_lgstate
-from mypy_lgstate.cli import command as cli, findings
-from mypy_lgstate.cli.coverage import Coverage
+from mypy_lgstate.cli import command as cli, findings, mypy_build
+from mypy_lgstate.routes.coverage import Coverage
 from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import LGStateConfig, load_config
 
@@ -181,7 +182,10 @@ write sites
 
 @pytest.fixture(scope="module")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("mypy-cache")
+    cache = tmp_path_factory.mktemp("mypy-cache")
+    library_caches.seed(cache, None, lgstate=True)  # most projects here have no configuration
+    library_caches.seed(cache / "plain", None)  # mypy itself, without the plugin
+    return cache
 
 
 def lgstate(
@@ -212,7 +216,7 @@ _PROGRESS: Final = "lgstate: checking "
 def no_progress_line(monkeypatch: pytest.MonkeyPatch) -> None:
     """In this process, no progress line: it comes or not by the machine's load (a test of the line
     sets the delay itself)."""
-    monkeypatch.setattr(cli, "PROGRESS_DELAY", 3600.0)
+    monkeypatch.setattr(mypy_build, "PROGRESS_DELAY", 3600.0)
 
 
 def project_with(tmp_path: Path, **files: str) -> Path:
@@ -675,9 +679,9 @@ def test_a_class_used_in_two_files_is_one_finding_in_every_format(
         "Found 1 error in 1 file (checked 3 source files)\n"
         "nodes checked 0/0 (from bodies 0)\n"
     ))
-    # The README's "Where errors are reported" quotes this run.
+    # docs/checks.md's "Where errors are reported" quotes this run.
     quoted = "".join(f"  {line}\n" for line in out.splitlines())
-    assert f"  ```text\n{quoted}  ```" in (ROOT / "README.md").read_text()
+    assert f"  ```text\n{quoted}  ```" in (ROOT / "docs" / "checks.md").read_text()
     assert cli.main(["report", "-q"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
         "4 graphs, nodes checked 0/0 (from bodies 0, unchecked 0, opaque 0), 0 write sites,"
@@ -741,7 +745,7 @@ def test_without_langgraph_every_subcommand_stops_with_one_line(
     # The installed script once; the other subcommands through the same main(), in this process.
     result = lgstate(project, cache_dir, "check", "--", "--python-executable", bare_python)
     assert (result.returncode, result.stdout, result.stderr) == (2, "", MISSING_LANGGRAPH + "\n")
-    assert f"```text\n{MISSING_LANGGRAPH}\n```" in (ROOT / "README.md").read_text()
+    assert f"```text\n{MISSING_LANGGRAPH}\n```" in (ROOT / "docs" / "cli.md").read_text()
     monkeypatch.chdir(project)
     monkeypatch.setenv("MYPY_CACHE_DIR", str(cache_dir))
     for command in (["report"], ["lock"], ["lock", "--check"]):
@@ -798,11 +802,11 @@ def test_langgraph_skipped_by_follow_imports_checks_nothing_and_says_so(
 
 
 def test_a_skipped_module_matters_when_the_checks_recognize_names_in_it() -> None:
-    assert cli._recognized_in("langgraph.graph")
-    assert cli._recognized_in("langgraph")
-    assert cli._recognized_in("langchain.agents")
-    assert not cli._recognized_in("langgraph.checkpoint.postgres")
-    assert not cli._recognized_in("langgraph_sdk")
+    assert mypy_build._recognized_in("langgraph.graph")
+    assert mypy_build._recognized_in("langgraph")
+    assert mypy_build._recognized_in("langchain.agents")
+    assert not mypy_build._recognized_in("langgraph.checkpoint.postgres")
+    assert not mypy_build._recognized_in("langgraph_sdk")
 
 
 def test_lock_never_replaces_a_lock_with_roots_by_an_empty_one(tmp_path: Path, cache_dir: Path) -> None:
@@ -975,7 +979,7 @@ def app_in_process(tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPa
     project_with(tmp_path, app__py=APP)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MYPY_CACHE_DIR", str(cache_dir))
-    monkeypatch.setattr(cli, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(mypy_build, "PROGRESS_DELAY", 0.0)
     return tmp_path
 
 
@@ -1362,7 +1366,7 @@ def test_report_on_the_example_application_is_the_one_the_readme_shows(cache_dir
         "3 graphs, nodes checked 8/8 (from bodies 1, unchecked 0, opaque 0), 9 write sites,"
         " 13 findings"
     )
-    assert f"```text\n{result.stdout}```" in (ROOT / "README.md").read_text()
+    assert f"```text\n{result.stdout}```" in (ROOT / "docs" / "cli.md").read_text()
 
 
 def test_check_on_the_example_prints_what_mypy_prints(cache_dir: Path) -> None:

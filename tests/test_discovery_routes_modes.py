@@ -10,10 +10,9 @@ when the edit is undone. ``test_modes.py`` has the project helpers.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from test_modes import Daemon, Project, supports_parallel_checking
+from modes import Daemon, Project, supports_parallel_checking
 
 STATES = """\
 from typing_extensions import NotRequired
@@ -67,13 +66,12 @@ AFTER_EDIT = [
 
 
 def project(root: Path) -> Project:
-    created = Project(root, time.time())
-    (root / "pkg").mkdir(parents=True)
-    created.write("pkg/__init__.py", "")
-    created.write("pkg/states.py", STATES)
-    created.write("pkg/agent.py", AGENT)
-    created.write("mypy.ini", "[mypy]\nplugins = mypy_lgstate.plugin\n")
-    return created
+    return Project.create(root, {
+        "pkg/__init__.py": "",
+        "pkg/states.py": STATES,
+        "pkg/agent.py": AGENT,
+        "mypy.ini": "[mypy]\nplugins = mypy_lgstate.plugin\n",
+    })
 
 
 def test_cold_warm_and_parallel_runs_follow_a_middleware_list_built_in_code(tmp_path: Path) -> None:

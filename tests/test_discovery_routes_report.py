@@ -15,6 +15,7 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage
 
+import library_caches
 from test_cli import lgstate
 
 FIXTURE = Path(__file__).parent / "agent_lists"
@@ -63,7 +64,9 @@ write sites
 
 @pytest.fixture(scope="module")
 def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("mypy-cache")
+    cache = tmp_path_factory.mktemp("mypy-cache")
+    library_caches.seed(cache, CONFIG, lgstate=True)
+    return cache
 
 
 def test_report_lists_every_graph_node_and_hook(tmp_path: Path, cache_dir: Path) -> None:

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import pytest
 
+import library_caches
 from mypy_lgstate.cli import command as cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,8 +54,19 @@ def examples(page: Path) -> list[tuple[str, list[str]]]:
 
 @pytest.fixture(scope="module")
 def caches(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One mypy cache per configuration, shared by all pages: langgraph is analysed once each."""
-    return tmp_path_factory.mktemp("caches")
+    """One mypy cache per configuration, shared by all pages, each from the libraries' warm cache."""
+    caches = tmp_path_factory.mktemp("caches")
+    for name in CONFIGS:
+        library_caches.seed(caches / _cache_name(name), _mypy_ini(name))
+    return caches
+
+
+def _mypy_ini(name: str) -> str:
+    return f"[mypy]\nplugins = mypy_lgstate.plugin\n{CONFIGS[name]}"
+
+
+def _cache_name(name: str) -> str:
+    return name.replace(" ", "-")
 
 
 def lock_file(page: Path) -> str | None:
@@ -66,8 +78,8 @@ def lock_file(page: Path) -> str | None:
 def run_mypy(workdir: Path, caches: Path, code: str, name: str) -> list[str]:
     """What mypy prints for ``code`` as ``app.py`` under configuration ``name``."""
     (workdir / "app.py").write_text(code)
-    (workdir / "mypy.ini").write_text(f"[mypy]\nplugins = mypy_lgstate.plugin\n{CONFIGS[name]}")
-    cache = caches / name.replace(" ", "-")
+    (workdir / "mypy.ini").write_text(_mypy_ini(name))
+    cache = caches / _cache_name(name)
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--cache-dir", str(cache), "app.py"],
         cwd=workdir,

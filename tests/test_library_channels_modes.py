@@ -11,13 +11,12 @@ the cache (warm). The Overwrite verdict tells a reducer channel from a plain one
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from test_modes import Daemon, Project, line_of, running, supports_parallel_checking
+from modes import Daemon, Project, line_of, running, supports_parallel_checking
 
 BASE = """\
 import operator
@@ -105,10 +104,7 @@ NO_REDUCERS = sorted(
 
 
 def create(root: Path) -> Project:
-    project = Project(root, time.time())
-    (root / "pkg").mkdir(parents=True)
-    (root / "lib/site-packages/sharedstate").mkdir(parents=True)
-    for name, text in {
+    return Project.create(root, {
         "pkg/__init__.py": "",
         "pkg/graph.py": GRAPH,
         "lib/site-packages/sharedstate/__init__.py": "",
@@ -117,9 +113,7 @@ def create(root: Path) -> Project:
         "lib/site-packages/sharedstate/models.py": MODELS,
         "lib/site-packages/sharedstate/typed.py": TYPED,
         "mypy.ini": CONFIG,
-    }.items():
-        project.write(name, text)
-    return project
+    })
 
 
 @pytest.fixture(scope="module")

@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
+import library_caches
+
 LGSTATE = Path(sys.executable).parent / "lgstate"
-README = Path(__file__).resolve().parent.parent / "README.md"
+DRIFT_PAGE = Path(__file__).resolve().parent.parent / "docs" / "drift.md"
 TIMEOUT = 300  # seconds: a first run analyses langgraph, slowly on a busy machine
 
 MODELS = """\
@@ -129,7 +131,10 @@ class Project:
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("cache")
+    cache = tmp_path_factory.mktemp("cache")
+    library_caches.seed(cache, CONFIG)
+    library_caches.seed(cache, CONFIG, lgstate=True)
+    return cache
 
 
 @pytest.fixture
@@ -189,12 +194,12 @@ def test_check_is_current_and_writes_nothing(project: Project) -> None:
     assert (proc.returncode, proc.stdout) == (
         0, "lgstate.lock is current (1 graph-state root, 4 checkpointed classes)\n"
     )
-    # The README's session: this project's first lock (the fixture's) and this check.
+    # docs/drift.md's session: this project's first lock (the fixture's) and this check.
     session = (
         "$ lgstate lock\nwrote lgstate.lock (1 graph-state root, 4 checkpointed classes)\n"
         f"$ lgstate lock --check\n{proc.stdout}"
     )
-    assert f"```text\n{session}```" in README.read_text()
+    assert f"```text\n{session}```" in DRIFT_PAGE.read_text()
     module = subprocess.run(
         [sys.executable, "-m", "mypy_lgstate", "lock", "--check"], cwd=project.root,
         env={**env(), "MYPY_CACHE_DIR": str(project.cache)}, capture_output=True, text=True,
@@ -230,7 +235,7 @@ def test_the_readme_quotes_a_real_stale_lock(project: Project) -> None:
     proc = project.lgstate("lock", "--check")
     assert proc.returncode == 1
     quoted = "".join(f"  {line}\n" for line in proc.stdout.splitlines())
-    assert f"  ```text\n{quoted}  ```" in README.read_text()
+    assert f"  ```text\n{quoted}  ```" in DRIFT_PAGE.read_text()
 
 
 def test_check_shows_every_change_marked_breaking_or_compatible(project: Project) -> None:

@@ -17,10 +17,11 @@ runs, fine-grained triggers for the daemon). The msgpack baseline is clean on pu
 every target that had errors on each run anyway, which would hide a missing trigger.
 
 The diagnostics of every run are compared, as exact sorted lines, with the expected ones: the same
-text whatever the mode. These are the slowest tests of the suite (a cold run loads langgraph, about
-5 s): the cold caches are built once per profile and copied into the tests that start warm. The
-daemon keeps no cache (it builds from scratch when it starts), and each daemon test stops its
-daemon, whatever happens.
+text whatever the mode (the harness, shared by every ``test_*_modes.py``, is ``tests/modes.py``).
+The cold runs are cold for the project's modules (the libraries come from the session's warm cache),
+but for the msgpack run of ``test_cold_run``, which starts from nothing at all; they are made once
+per profile and copied into the tests that start warm. The daemon keeps no cache (it builds from
+scratch when it starts), and each daemon test stops its daemon, whatever happens.
 
 Known gap (the last test, an expected failure): a class named only in ``state_classes`` is checked
 from ``get_additional_indirect_deps``, which dmypy's fine-grained updates never call; the daemon tests
@@ -29,20 +30,14 @@ use the project without that option.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import shutil
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
-MYPY_TIMEOUT = 300  # seconds for one run: a cold run takes 5-15 s on a busy 2-core machine
+from modes import Daemon, Project, line_of, running, supports_parallel_checking
 
 ADDRESS = """\
 import threading
@@ -144,11 +139,29 @@ def config(profile: str, *, state_classes: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def line_of(source: str, text: str, *, after: str = "") -> int:
-    """The number of the first line holding ``text`` below the first line holding ``after``."""
-    lines = source.splitlines()
-    start = next(n for n, line in enumerate(lines) if after in line)
-    return next(n for n, line in enumerate(lines[start:], start + 1) if text in line)
+def create(
+    root: Path, profile: str, *, state_classes: bool = True, libraries: Literal["warm", "cold"] = "warm"
+) -> Project:
+    files = {**SOURCES, "mypy.ini": config(profile, state_classes=state_classes)}
+    return Project.create(root, files, libraries=libraries)
+
+
+def add_lock(project: Project, where: tuple[str, str]) -> None:
+    name, after = where
+    text = project.read(name)
+    assert text.count(after) == 1, text
+    project.write(name, text.replace(after, after + "    lock: threading.Lock\n"))
+
+
+def remove_lock(project: Project, where: tuple[str, str]) -> None:
+    name, _ = where
+    text = project.read(name)
+    assert text.count("    lock: threading.Lock\n") == 1, text
+    project.write(name, text.replace("    lock: threading.Lock\n", ""))
+
+
+def set_profile(project: Project, profile: str, *, state_classes: bool = True) -> None:
+    project.write("mypy.ini", config(profile, state_classes=state_classes))
 
 
 STATE_GRAPH_LINE = line_of(GRAPH, "StateGraph(State)")
@@ -200,168 +213,19 @@ def expected(profile: str, *locks: str, state_classes: bool = True) -> list[str]
     )
 
 
-DIAGNOSTIC = re.compile(r"^pkg/\S+\.py:\d+: (error|note): ")
-CHATTER = re.compile(
-    r"^(Success: no issues found in \d+ source files?|Found \d+ errors? in \d+ files? .*"
-    r"|Daemon started|Daemon stopped|Restarting: .*)$"
-)
-
-
-def env() -> dict[str, str]:
-    """The caller's environment, less what would change mypy's behaviour (MYPY_NUM_WORKERS, ...)."""
-    return {name: value for name, value in os.environ.items() if not name.startswith("MYPY")}
-
-
-def diagnostics(proc: subprocess.CompletedProcess[str]) -> list[str]:
-    """The sorted diagnostic lines of a mypy / dmypy run, which must have ended normally."""
-    output = f"exit status {proc.returncode}\n--- stdout\n{proc.stdout}--- stderr\n{proc.stderr}"
-    assert proc.returncode in (0, 1), output
-    assert not proc.stderr.strip(), output
-    lines = proc.stdout.splitlines()
-    assert all(DIAGNOSTIC.match(line) or CHATTER.match(line) for line in lines), output
-    found = sorted(line for line in lines if DIAGNOSTIC.match(line))
-    assert (proc.returncode == 1) == bool(found), output
-    return found
-
-
-class Project:
-    """The project in one directory; every write moves the file's mtime forward by two seconds, so
-    that mypy and dmypy (which look at mtime and size before the content) never miss an edit."""
-
-    def __init__(self, root: Path, clock: float) -> None:
-        self.root = root
-        self.clock = clock
-
-    @classmethod
-    def create(cls, root: Path, profile: str, *, state_classes: bool = True) -> Project:
-        project = cls(root, time.time())
-        (root / "pkg").mkdir(parents=True)
-        for name, text in SOURCES.items():
-            project.write(name, text)
-        project.write("mypy.ini", config(profile, state_classes=state_classes))
-        return project
-
-    def copy(self, root: Path) -> Project:
-        """A copy with its cache (``copytree`` keeps mtimes, so the cache stays valid)."""
-        shutil.copytree(self.root, root)
-        return Project(root, self.clock)
-
-    def write(self, name: str, text: str) -> None:
-        path = self.root / name
-        path.write_text(text)
-        self.clock += 2
-        os.utime(path, (self.clock, self.clock))
-
-    def add_lock(self, where: tuple[str, str]) -> None:
-        name, after = where
-        text = (self.root / name).read_text()
-        assert text.count(after) == 1, text
-        self.write(name, text.replace(after, after + "    lock: threading.Lock\n"))
-
-    def remove_lock(self, where: tuple[str, str]) -> None:
-        name, _ = where
-        text = (self.root / name).read_text()
-        assert text.count("    lock: threading.Lock\n") == 1, text
-        self.write(name, text.replace("    lock: threading.Lock\n", ""))
-
-    def set_profile(self, profile: str, *, state_classes: bool = True) -> None:
-        self.write("mypy.ini", config(profile, state_classes=state_classes))
-
-    def mypy(self, *args: str) -> list[str]:
-        return diagnostics(self._mypy(*args))
-
-    def mypy_logged(self) -> tuple[list[str], str]:
-        """The diagnostics and mypy's log (``--verbose``, on stderr)."""
-        proc = self._mypy("--verbose")
-        log, proc.stderr = proc.stderr, ""
-        return diagnostics(proc), log
-
-    def _mypy(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "mypy", "--config-file", "mypy.ini", "--cache-dir", ".cache",
-             "--show-traceback", *args, "pkg"],
-            cwd=self.root, env=env(), capture_output=True, text=True, timeout=MYPY_TIMEOUT,
-        )
-
-
-class Daemon:
-    """A dmypy daemon for one project, with its own status file."""
-
-    def __init__(self, project: Project) -> None:
-        self.project = project
-        self.status_file = project.root / "dmypy.json"
-
-    def _dmypy(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "mypy.dmypy", "--status-file", str(self.status_file), *args],
-            cwd=self.project.root, env=env(), capture_output=True, text=True, timeout=MYPY_TIMEOUT,
-        )
-
-    def run(self, *, restarts: bool = False) -> list[str]:
-        """``dmypy run`` (which starts the daemon if needed): the diagnostics.
-
-        The daemon must restart when the plugin's options changed (``restarts``), and only then: a
-        daemon that restarts on every run gives right answers, as slowly as a cold run.
-        ``--timeout`` makes a daemon that outlives its test (a killed pytest) exit on its own.
-        """
-        proc = self._dmypy(
-            "run", "--timeout", str(2 * MYPY_TIMEOUT), "--log-file", "dmypy.log", "--",
-            "--config-file", "mypy.ini", "--cache-dir", ".cache", "--show-traceback", "pkg",
-        )
-        if "Daemon crashed" in proc.stdout + proc.stderr:
-            pytest.fail(f"the daemon crashed:\n{proc.stdout}{proc.stderr}")
-        found = diagnostics(proc)
-        restarted = "Restarting: plugins changed" in proc.stdout.splitlines()
-        assert restarted == restarts, proc.stdout
-        return found
-
-    def stop(self) -> None:
-        if not self.status_file.exists():
-            return
-        try:
-            pid: int | None = int(json.loads(self.status_file.read_text())["pid"])
-        except (OSError, ValueError, KeyError, TypeError):
-            pid = None
-        try:
-            stopped = self._dmypy("stop").returncode == 0
-        except subprocess.TimeoutExpired:
-            stopped = False
-        if not stopped and pid is not None and self._is_ours(pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        self.status_file.unlink(missing_ok=True)
-
-    def _is_ours(self, pid: int) -> bool:
-        """Whether ``pid`` is still this daemon (never kill a process that reused the id)."""
-        try:
-            return str(self.status_file).encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            return False
-
-
 @pytest.fixture(scope="module")
 def cold(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Project, list[str]]]:
-    """One cold run per profile, each into a fresh cache: the project and its diagnostics."""
+    """One cold run per profile, each into a fresh cache: the project and its diagnostics. The
+    msgpack one starts from nothing at all, the libraries included."""
     runs = {}
-    for profile in ("msgpack", "json"):
-        project = Project.create(tmp_path_factory.mktemp(f"cold-{profile}"), profile)
+    for profile, libraries in (("msgpack", "cold"), ("json", "warm")):
+        project = create(tmp_path_factory.mktemp(f"cold-{profile}"), profile, libraries=libraries)
         runs[profile] = project, project.mypy()
     return runs
 
 
-def running(project: Project) -> Iterator[Daemon]:
-    """A daemon on ``project`` for the length of a fixture, stopped after it."""
-    daemon = Daemon(project)
-    try:
-        yield daemon
-    finally:
-        daemon.stop()
-
-
 def start_daemon(root: Path, *, state_classes: bool) -> Iterator[Daemon]:
-    yield from running(Project.create(root, "msgpack", state_classes=state_classes))
+    yield from running(create(root, "msgpack", state_classes=state_classes))
 
 
 @pytest.fixture
@@ -381,8 +245,8 @@ def test_cold_run(cold: dict[str, tuple[Project, list[str]]]) -> None:
 
 
 def test_cold_run_with_a_lock(tmp_path: Path) -> None:
-    project = Project.create(tmp_path / "project", "msgpack")
-    project.add_lock(IN_ADDRESS)
+    project = create(tmp_path / "project", "msgpack")
+    add_lock(project, IN_ADDRESS)
     assert project.mypy() == expected("msgpack", "Address")
 
 
@@ -392,16 +256,16 @@ def test_warm_runs_follow_edits_of_nested_classes(
     project = cold["msgpack"][0].copy(tmp_path / "project")
     assert project.mypy() == expected("msgpack")
 
-    project.add_lock(IN_PROFILE)
+    add_lock(project, IN_PROFILE)
     assert project.mypy() == expected("msgpack", "Profile")
-    project.remove_lock(IN_PROFILE)
+    remove_lock(project, IN_PROFILE)
     assert project.mypy() == expected("msgpack")
 
     # Only the plugin's walk leads from pkg.graph and pkg.state to pkg.address.
-    project.add_lock(IN_ADDRESS)
+    add_lock(project, IN_ADDRESS)
     assert project.mypy() == expected("msgpack", "Address")
     assert project.mypy() == expected("msgpack", "Address")
-    project.remove_lock(IN_ADDRESS)
+    remove_lock(project, IN_ADDRESS)
     assert project.mypy() == expected("msgpack")
 
 
@@ -409,12 +273,12 @@ def test_warm_runs_follow_option_changes(
     cold: dict[str, tuple[Project, list[str]]], tmp_path: Path
 ) -> None:
     project = cold["msgpack"][0].copy(tmp_path / "project")
-    project.set_profile("json")
+    set_profile(project, "json")
     assert project.mypy() == expected("json")
-    project.add_lock(IN_ADDRESS)
-    project.set_profile("msgpack")
+    add_lock(project, IN_ADDRESS)
+    set_profile(project, "msgpack")
     assert project.mypy() == expected("msgpack", "Address")
-    project.set_profile("json")
+    set_profile(project, "json")
     assert project.mypy() == expected("json")
 
 
@@ -424,7 +288,7 @@ def test_option_changes_recheck_only_the_users_modules(
     """``report_config_data`` leaves library caches alone: an option change costs a recheck of the
     user's modules, not a cold run (5 s with langgraph, against 0.4 s)."""
     project = cold["msgpack"][0].copy(tmp_path / "project")
-    project.set_profile("json")
+    set_profile(project, "json")
     found, log = project.mypy_logged()
     assert found == expected("json")
     reasons = dict(re.findall(r"^LOG:  Metadata abandoned for (\S+): (.*)$", log, re.MULTILINE))
@@ -438,30 +302,22 @@ def test_option_changes_recheck_only_the_users_modules(
     assert not others, f"{len(others)} more modules rechecked, such as {others[0]}: {reasons[others[0]]}"
 
 
-def supports_parallel_checking() -> bool:
-    proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--help"],
-        env=env(), capture_output=True, text=True, timeout=MYPY_TIMEOUT,
-    )
-    return "--num-workers" in proc.stdout
-
-
 def test_parallel_runs(tmp_path: Path) -> None:
     if not supports_parallel_checking():
         pytest.skip("this mypy has no --num-workers")
-    project = Project.create(tmp_path / "project", "msgpack")
+    project = create(tmp_path / "project", "msgpack")
     assert project.mypy("-n", "2") == expected("msgpack")
     assert project.mypy("-n", "2") == expected("msgpack")
 
-    project.add_lock(IN_ADDRESS)
+    add_lock(project, IN_ADDRESS)
     assert project.mypy("-n", "2") == expected("msgpack", "Address")
-    project.add_lock(IN_PROFILE)
+    add_lock(project, IN_PROFILE)
     assert project.mypy("-n", "2") == expected("msgpack", "Address", "Profile")
-    project.remove_lock(IN_ADDRESS)
-    project.remove_lock(IN_PROFILE)
+    remove_lock(project, IN_ADDRESS)
+    remove_lock(project, IN_PROFILE)
     assert project.mypy("-n", "2") == expected("msgpack")
     # The cache written by parallel runs serves a serial run, and the other way round.
-    project.add_lock(IN_ADDRESS)
+    add_lock(project, IN_ADDRESS)
     assert project.mypy() == expected("msgpack", "Address")
     assert project.mypy("-n", "2") == expected("msgpack", "Address")
 
@@ -472,18 +328,18 @@ def test_daemon_follows_edits_of_nested_classes(daemon: Daemon) -> None:
     assert daemon.run() == clean
     assert daemon.run() == clean
 
-    project.add_lock(IN_PROFILE)
+    add_lock(project, IN_PROFILE)
     assert daemon.run() == expected("msgpack", "Profile", state_classes=False)
-    project.remove_lock(IN_PROFILE)
+    remove_lock(project, IN_PROFILE)
     assert daemon.run() == clean
 
     # Only the plugin's walk leads to pkg.address: its fine-grained triggers must recheck the sites.
-    project.add_lock(IN_ADDRESS)
+    add_lock(project, IN_ADDRESS)
     assert daemon.run() == expected("msgpack", "Address", state_classes=False)
     assert daemon.run() == expected("msgpack", "Address", state_classes=False)
-    project.remove_lock(IN_ADDRESS)
+    remove_lock(project, IN_ADDRESS)
     assert daemon.run() == clean
-    project.add_lock(IN_ADDRESS)
+    add_lock(project, IN_ADDRESS)
     assert daemon.run() == expected("msgpack", "Address", state_classes=False)
 
 
@@ -491,14 +347,14 @@ def test_daemon_restarts_when_options_change(daemon: Daemon) -> None:
     project = daemon.project
     assert daemon.run() == expected("msgpack", state_classes=False)
 
-    project.set_profile("json", state_classes=False)
+    set_profile(project, "json", state_classes=False)
     assert daemon.run(restarts=True) == expected("json", state_classes=False)
     assert daemon.run() == expected("json", state_classes=False)
 
-    project.set_profile("msgpack", state_classes=False)
-    project.add_lock(IN_ADDRESS)
+    set_profile(project, "msgpack", state_classes=False)
+    add_lock(project, IN_ADDRESS)
     assert daemon.run(restarts=True) == expected("msgpack", "Address", state_classes=False)
-    project.remove_lock(IN_ADDRESS)
+    remove_lock(project, IN_ADDRESS)
     assert daemon.run() == expected("msgpack", state_classes=False)
 
 
@@ -511,7 +367,7 @@ def test_daemon_restarts_when_options_change(daemon: Daemon) -> None:
 def test_daemon_with_state_classes(daemon_with_state_classes: Daemon) -> None:
     daemon, project = daemon_with_state_classes, daemon_with_state_classes.project
     assert daemon.run() == expected("msgpack")
-    project.add_lock(IN_ADDRESS)
+    add_lock(project, IN_ADDRESS)
     assert daemon.run() == expected("msgpack", "Address")
     # An unrelated edit: dmypy rechecks the targets that had errors.
     project.write("pkg/graph.py", GRAPH + "\n# edited\n")
@@ -525,9 +381,9 @@ def test_daemon_drops_an_error_reverted_while_another_module_changes(daemon: Dae
     clean = expected("msgpack", state_classes=False)
     assert daemon.run() == clean
     for other in ("pkg/graph.py", "pkg/state.py", "pkg/address.py"):
-        project.add_lock(IN_PROFILE)
+        add_lock(project, IN_PROFILE)
         assert daemon.run() == expected("msgpack", "Profile", state_classes=False), other
-        project.remove_lock(IN_PROFILE)
+        remove_lock(project, IN_PROFILE)
         text = (project.root / other).read_text()
         project.write(other, text + f"\n\nLIMIT_{len(text)} = 1\n")
         assert daemon.run() == clean, other

@@ -41,6 +41,7 @@ from langgraph.checkpoint.serde.jsonplus import LC_REVIVER, JsonPlusSerializer
 from pydantic import BaseModel
 from pydantic.v1 import BaseModel as BaseModelV1
 
+import library_caches
 import oracle_samples
 from mypy_lgstate.core import rules
 from oracle_samples import LOCAL_SAMPLES, LOCAL_SCOPE, SAMPLES
@@ -156,6 +157,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     shutil.copy(Path(oracle_samples.__file__), root / "oracle_samples.py")
     source, line_of = _states_module()
     (root / "oracle_states.py").write_text(source)
+    library_caches.seed(root / "mypy-cache", "[mypy]\nplugins = mypy_lgstate.plugin\n")
     yield Workspace(root, line_of)
 
 

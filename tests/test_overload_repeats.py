@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from mypy import api
 
+import library_caches
 from mypy_lgstate import plugin
 from mypy_lgstate.checker.checks import Checks
 
@@ -112,9 +113,9 @@ def check(root: Path) -> list[str]:
 def test_a_repeated_ask_is_answered_without_checking_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counted: collections.Counter[tuple[str, int]]
 ) -> None:
-    (tmp_path / "mypy.ini").write_text(
-        f"[mypy]\nplugins = mypy_lgstate.plugin\ncache_dir = {tmp_path / 'cache'}\n"
-    )
+    config = f"[mypy]\nplugins = mypy_lgstate.plugin\ncache_dir = {tmp_path / 'cache'}\n"
+    (tmp_path / "mypy.ini").write_text(config)
+    library_caches.seed(tmp_path / "cache", config)
     program = tmp_path / "program.py"
     program.write_text(PROGRAM)
     assert check(tmp_path) == EXPECTED

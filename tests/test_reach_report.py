@@ -16,6 +16,7 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage
 
+import library_caches
 from test_cli import lgstate
 
 FIXTURE = Path(__file__).parent / "reach_app"
@@ -59,6 +60,7 @@ def test_report_lists_and_reads_every_node(tmp_path: Path) -> None:
     shutil.copytree(FIXTURE, project)
     (project / "mypy.ini").write_text(CONFIG)
     cache = tmp_path / "cache"
+    library_caches.seed(cache, CONFIG, lgstate=True)
     assert lgstate(project, cache, "report").stdout == REPORT
     # The fixture is a correct program; the subgraph of the unannotated build_enrich() is read
     # because lgstate runs mypy with check_untyped_defs.

@@ -10,10 +10,9 @@ again when the edit is undone. ``test_modes.py`` has the project helpers and exp
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from test_modes import Daemon, Project
+from modes import Daemon, Project
 
 HELPERS = """\
 from typing import Literal, TypedDict
@@ -66,13 +65,12 @@ AFTER_EDIT = [
 
 
 def project(root: Path) -> Project:
-    created = Project(root, time.time())
-    (root / "pkg").mkdir(parents=True)
-    created.write("pkg/__init__.py", "")
-    created.write("pkg/helpers.py", HELPERS)
-    created.write("pkg/graph.py", GRAPH)
-    created.write("mypy.ini", "[mypy]\nplugins = mypy_lgstate.plugin\n")
-    return created
+    return Project.create(root, {
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": HELPERS,
+        "pkg/graph.py": GRAPH,
+        "mypy.ini": "[mypy]\nplugins = mypy_lgstate.plugin\n",
+    })
 
 
 def test_cold_and_warm_runs_follow_edits_of_a_path_functions_class(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mypy_lgstate.core import rules
 from mypy_lgstate.runtime import Problem, find_problems
-from mypy_lgstate.runtime.values import _RUNTIME_NAMES, _mypy_fullname
+from mypy_lgstate.runtime.classes import RUNTIME_NAMES as _RUNTIME_NAMES, mypy_fullname as _mypy_fullname
 
 _WHEN = datetime(2024, 5, 1, 12, 30, tzinfo=timezone.utc)
 _JSON_RAISES = "the JSON serializer raises TypeError when the checkpoint is written"

@@ -11,13 +11,12 @@ the graph's module is checked again), and a channel added to the state.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from test_modes import Daemon, Project, line_of, running, supports_parallel_checking
+from modes import Daemon, Project, line_of, running, supports_parallel_checking
 
 HELPERS = """\
 def stamp() -> str:
@@ -106,18 +105,14 @@ CONFIG = "[mypy]\nplugins = mypy_lgstate.plugin\n\n[mypy_lgstate]\nprofile = msg
 
 
 def create(root: Path) -> Project:
-    project = Project(root, time.time())
-    (root / "pkg").mkdir(parents=True)
-    for name, text in {
+    return Project.create(root, {
         "pkg/__init__.py": "",
         "pkg/helpers.py": HELPERS,
         "pkg/state.py": STATE,
         "pkg/nodes.py": NODES,
         "pkg/graph.py": GRAPH,
         "mypy.ini": CONFIG,
-    }.items():
-        project.write(name, text)
-    return project
+    })
 
 
 @pytest.fixture(scope="module")

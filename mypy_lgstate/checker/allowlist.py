@@ -41,9 +41,9 @@ from mypy.types import (
 
 from mypy_lgstate.checker.findings import UserClass
 from mypy_lgstate.checker.generics import is_parametrized
-from mypy_lgstate.checker.models import instance_attributes
 from mypy_lgstate.core import rules
 from mypy_lgstate.routes.aliases import proper_type
+from mypy_lgstate.routes.schemas import instance_attributes
 
 
 def derive_allowlist(schemas: Iterable[Type]) -> frozenset[str]:

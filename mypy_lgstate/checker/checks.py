@@ -34,8 +34,9 @@ from mypy.types import CallableType, Type
 from mypy_lgstate.checker import drift, sends
 from mypy_lgstate.checker.allowlist import derive_allowlist
 from mypy_lgstate.checker.emit import Emitter
-from mypy_lgstate.checker.findings import Findings
+from mypy_lgstate.checker.findings import Findings, outside
 from mypy_lgstate.checker.graphs import Graphs
+from mypy_lgstate.checker.pending_bodies import Body, Pending
 from mypy_lgstate.checker.walker import AGENT_STATE, Walker
 from mypy_lgstate.checker.writes import NodeGraph, RecordNode, Writes
 from mypy_lgstate.core import lockfile
@@ -44,6 +45,7 @@ from mypy_lgstate.core.lockfile import NO_LOCK, Lock
 from mypy_lgstate.routes import (
     agents,
     bodies,
+    builder_calls,
     builders,
     discovery,
     exported,
@@ -55,7 +57,7 @@ from mypy_lgstate.routes import (
 from mypy_lgstate.routes.sites import FUNCTION_WRITE_SITES, GRAPH_INPUTS
 
 if TYPE_CHECKING:
-    from mypy_lgstate.cli.coverage import CoverageRecorder, NodeRecord
+    from mypy_lgstate.routes.coverage import CoverageRecorder
 
 # ``lgstate check`` and ``report`` install one before their build, to say what the checks
 # saw; in mypy runs it stays None, and the checks pay one comparison per graph, node and write site.
@@ -106,11 +108,11 @@ class Checks:
         # Each module's decorator calls and the functions they decorate.
         self._decorator_calls = _TreeIndex(functional.decorated_functions)
         # Each module's node functions and the classes of their graphs (strict msgpack).
-        self._node_graph_classes = _TreeIndex(builders.node_graph_classes)
-        self._builder_classes = builders.BuilderClasses()
+        self._node_graph_classes = _TreeIndex(builder_calls.node_graph_classes)
+        self._builder_classes = builder_calls.BuilderClasses()
         # The graph a variable or factory of the module evaluates to, when its type names no schema.
         self._built = factories.BuiltGraphs()
-        self._bodies = bodies.Pending(daemon=options.fine_grained_incremental)
+        self._bodies = Pending(daemon=options.fine_grained_incremental)
         # The graph of each node function of the module being checked, by fullname, recorded as
         # the node is registered (see ``_enclosing_graph``).
         self._node_graphs: dict[str, NodeGraph] = {}
@@ -176,7 +178,7 @@ class Checks:
         for candidate in own:
             assert candidate.state is not None
             schemas = (candidate.state,)
-            body = bodies.Body(
+            body = Body(
                 checker, candidate.defn, candidate.defn, bodies.function_name(candidate.defn),
                 None, None, schemas, self._allowlist(schemas), shaped=True,
             )
@@ -290,7 +292,7 @@ class Checks:
             self._emit(api, findings, function, at_fields=False, allowed=allowed)
         if functional.returns_loose(function):
             self._bodies.add(
-                bodies.Body(api, function, function, function.name, None, None, (), allowed, True)
+                Body(api, function, function, function.name, None, None, (), allowed, True)
             )
 
     # LangChain agents ----------------------------------------------------------------------------
@@ -384,8 +386,8 @@ class Checks:
 
     def _enclosing_graph_classes(self, api: TypeChecker) -> tuple[TypeInfo, ...]:
         """The classes of the graph the function being checked is a node of, when this module adds
-        it: read from the module's syntax (``builders.node_graph_classes``), the same whatever order
-        mypy checks the module's functions in."""
+        it: read from the module's syntax (``builder_calls.node_graph_classes``), the same whatever
+        order mypy checks the module's functions in."""
         function = api.scope.current_function()
         if not isinstance(function, FuncDef):
             return ()
@@ -471,7 +473,7 @@ class Checks:
                 # add_messages stores messages, whatever the field declares; an untracked channel
                 # is never checkpointed from node writes.
                 fields = [f"{info.name}.{key}" for key in (*special.messages, *special.untracked)]
-                findings = sites.outside(findings, fields)
+                findings = outside(findings, fields)
             self._emit(api, findings, context, allowed=allowed)
             self._check_drift(api, info, context)
 

@@ -5,7 +5,7 @@ subclasses of ``dict`` and ``list``, decided by their shape and walked through t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from mypy.maptype import map_instance_to_supertype
 from mypy.types import (
@@ -21,19 +21,15 @@ from mypy.types import (
 
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.findings import NOTHING, Findings, merge
+from mypy_lgstate.checker.judging import Walk
 from mypy_lgstate.core import messages, rules
 from mypy_lgstate.routes.aliases import proper_type
 
-if TYPE_CHECKING:
-    from mypy_lgstate.checker.walker import Walker
-
-TUPLE_AS_LIST: Final = rules.lossy("list", "store a list and declare it as list[...]")
-_JSON_NO_SETS: Final = rules.raises("store a sorted list instead")
 _JSON_NO_DEQUE: Final = rules.raises("store a list instead")
 
 
 def tuple_findings(
-    walker: Walker,
+    walker: Walk,
     typ: ProperType,
     items: Sequence[Type],
     in_model_value: bool,
@@ -43,7 +39,7 @@ def tuple_findings(
 ) -> Findings:
     parts: list[Findings] = []
     if report_self and (walker.profile == "json" or not in_model_value):
-        parts.append(walker.verdict(typ, TUPLE_AS_LIST))
+        parts.append(walker.verdict(typ, rules.TUPLE_AS_LIST))
     if fixed and len(items) > 1 and all(item == items[0] for item in items[1:]):
         # ``tuple[datetime, datetime]``: one problem with one fix, said once for every item.
         items, fixed = items[:1], False
@@ -58,7 +54,7 @@ def tuple_findings(
     return merge(parts)
 
 
-def container(walker: Walker, typ: Instance, in_model_value: bool) -> Findings | None:
+def container(walker: Walk, typ: Instance, in_model_value: bool) -> Findings | None:
     """The findings of a container class (``None`` when ``typ`` is none)."""
     fullname = typ.type.fullname
     if fullname in rules.SEQUENCES:
@@ -75,7 +71,7 @@ def container(walker: Walker, typ: Instance, in_model_value: bool) -> Findings |
     return None
 
 
-def container_subclass(walker: Walker, typ: Instance, in_model_value: bool) -> Findings | None:
+def container_subclass(walker: Walk, typ: Instance, in_model_value: bool) -> Findings | None:
     """A subclass of ``dict`` or ``list``: written as the plain container, and walked as one."""
     info = typ.type
     for base_name, back_as in (("builtins.dict", "dict"), ("builtins.list", "list")):
@@ -83,7 +79,7 @@ def container_subclass(walker: Walker, typ: Instance, in_model_value: bool) -> F
             base_info = next(b for b in info.mro if b.fullname == base_name)
             mapped = map_instance_to_supertype(typ, base_info)
             lossy = walker.verdict(
-                typ, rules.lossy(back_as, f"store a plain {back_as} and declare it as such")
+                typ, rules.container_subclass(back_as)
             )
             walked = (
                 mapping(walker, mapped, in_model_value)
@@ -94,19 +90,17 @@ def container_subclass(walker: Walker, typ: Instance, in_model_value: bool) -> F
     return None
 
 
-def items(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
+def items(walker: Walk, typ: Instance, in_model_value: bool) -> Findings:
     if not typ.args:
         return NOTHING
     return walker.walk(typ.args[0], in_model_value).under("[]")
 
 
-def _set(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
+def _set(walker: Walk, typ: Instance, in_model_value: bool) -> Findings:
     if walker.profile == "json":
-        return merge([walker.verdict(typ, _JSON_NO_SETS), items(walker, typ, in_model_value)])
+        return merge([walker.verdict(typ, rules.JSON_SET), items(walker, typ, in_model_value)])
     if not typ.args:
         return NOTHING
-    # The loader rebuilds a set from its items; tuples come back as lists, which are not
-    # hashable, so the whole set comes back as the list of lists that was written.
     item = proper_type(typ.args[0])
     members = item.items if isinstance(item, UnionType) else [item]
     parts = []
@@ -124,14 +118,11 @@ def _set(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
         else:
             parts.append(walker.walk(member, in_model_value).under("[]"))
     if has_tuple and not in_model_value:
-        parts.insert(0, walker.verdict(typ, rules.lossy(
-            "a list of lists",
-            "store a list of lists and rebuild the set of tuples when you read it",
-        )))
+        parts.insert(0, walker.verdict(typ, rules.TUPLES_IN_SET))
     return merge(parts)
 
 
-def mapping(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
+def mapping(walker: Walk, typ: Instance, in_model_value: bool) -> Findings:
     if len(typ.args) != 2:
         return NOTHING
     key, value = typ.args
@@ -141,18 +132,18 @@ def mapping(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
 # Dict keys ---------------------------------------------------------------------------------------
 
 
-def _key(walker: Walker, key: Type, mapping_type: Instance) -> Findings:
+def _key(walker: Walk, key: Type, mapping_type: Instance) -> Findings:
     verdict = _key_verdict(walker, proper_type(key))
     if verdict is None or verdict.outcome == "ok":
         return NOTHING
     if verdict.outcome == "raises":
-        what = f"{walker.serializer} {messages.RAISES}"
+        what = messages.raises_what(walker.serializer)
     else:
-        what = f"{walker.serializer} writes it, but the keys come back as {verdict.back_as}"
+        what = messages.lossy_keys_what(walker.serializer, verdict.back_as)
     return walker.problem(codes.DICT_KEY, mapping_type, what, verdict.fix)
 
 
-def _key_verdict(walker: Walker, key: ProperType) -> rules.Verdict | None:
+def _key_verdict(walker: Walk, key: ProperType) -> rules.Verdict | None:
     json = walker.profile == "json"
     if isinstance(key, UnionType):
         verdicts = [_key_verdict(walker, proper_type(item)) for item in key.items]
@@ -167,7 +158,7 @@ def _key_verdict(walker: Walker, key: ProperType) -> rules.Verdict | None:
         return rules.JSON_KEY_RULES["builtins.int"] if json else rules.OK
     if isinstance(key, TupleType):
         if json:
-            return rules.raises("use str keys, e.g. the parts joined into one str")
+            return rules.JSON_TUPLE_KEY
         inner = [_key_verdict(walker, proper_type(item)) for item in key.items]
         bad = [v for v in inner if v is not None and v.outcome != "ok"]
         return bad[0] if bad else rules.OK
@@ -181,10 +172,10 @@ def _key_verdict(walker: Walker, key: ProperType) -> rules.Verdict | None:
         return rules.OK
     if info.is_enum:
         if not json:
-            return rules.lossy("the members' values", "use member.value as the key")
+            return rules.MSGPACK_ENUM_KEY
         if any(info.has_base(mixin) for mixin, _ in rules.JSON_VALUE_MIXINS):
-            return rules.lossy("the members' values as str", "use str(member.value) as the key")
-        return rules.raises("use member.value as the key")
+            return rules.JSON_VALUE_ENUM_KEY
+        return rules.JSON_ENUM_KEY
     table = rules.JSON_KEY_RULES if json else rules.MSGPACK_KEY_RULES
     verdict = table.get(info.fullname)
     if verdict is not None:
@@ -193,4 +184,4 @@ def _key_verdict(walker: Walker, key: ProperType) -> rules.Verdict | None:
     for base in info.mro[1:]:
         if base.fullname in subclasses:
             return subclasses[base.fullname]
-    return rules.raises("use str keys")
+    return rules.OTHER_KEY

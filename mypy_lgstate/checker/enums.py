@@ -4,23 +4,20 @@ it as its value and the loader rebuilds the member, which a tuple or function va
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from mypy.nodes import Var
 from mypy.types import CallableType, Instance, TupleType, Type
 
 from mypy_lgstate.checker.findings import Findings, merge
+from mypy_lgstate.checker.judging import Walk
 from mypy_lgstate.core import messages, rules
 from mypy_lgstate.routes.aliases import proper_type
 
-if TYPE_CHECKING:
-    from mypy_lgstate.checker.walker import Walker
 
-
-def enum(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
+def enum(walker: Walk, typ: Instance, in_model_value: bool) -> Findings:
     info = typ.type
     if walker.profile == "json":
-        fix = f"{messages.ENUM_JSON_FIX_START}{info.name}(value)"
+        fix = messages.enum_json_fix(info.name)
         for mixin, back_as in rules.JSON_VALUE_MIXINS:
             if info.has_base(mixin):
                 return walker.verdict(typ, rules.lossy(back_as, fix))

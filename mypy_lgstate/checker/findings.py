@@ -1,9 +1,11 @@
 """What a walk of a type finds: the problems (each with its path and the fields that declare it), the
 user classes strict msgpack must allow, and the classes read. Built by the walker (``walker.py``) and
-its judges, read by the reporting (``report.py``) and the checks of writes."""
+its judges, read by the reporting (``report.py``), and narrowed or moved by the checks of writes
+(``outside``, ``naming``, ``repathed``, ``rerooted``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Final, Literal, NamedTuple, TypeVar
 
 from mypy.errorcodes import ErrorCode
@@ -170,7 +172,7 @@ def channel_values(found: Findings, root: str, *, fields: bool) -> Findings:
     if not any(problem.whole_channel_differs for problem in found.problems):
         return found
     back_as, fix = messages.WHOLE_BYTEARRAY_LOSSY
-    whole = f"the msgpack serializer writes it, but it comes back as {back_as}"
+    whole = messages.lossy_what(messages.SERIALIZERS["msgpack"], back_as)
 
     def at_top(problem: Problem) -> bool:
         if not fields:
@@ -204,3 +206,44 @@ def in_field(found: Findings, owner: TypeInfo, name: str) -> Findings:
         return found
     return found.under(messages.field_part(name), (owner, name))
 
+
+def naming(findings: Findings, path: str, type_name: str) -> Findings:
+    """``findings`` with the problems found at ``path`` itself naming ``type_name``: a hollow
+    container is reported under the type of the display it stands for."""
+    problems = tuple(
+        problem._replace(type_name=type_name) if problem.path == path else problem
+        for problem in findings.problems
+    )
+    return findings._replace(problems=problems)
+
+
+def outside(findings: Findings, paths: Sequence[str]) -> Findings:
+    """``findings`` without those at or below any of ``paths``."""
+
+    def kept(path: str) -> bool:
+        return not any(
+            path.startswith(dropped) and path[len(dropped):len(dropped) + 1] in ("", ".", "[", "{")
+            for dropped in paths
+        )
+
+    return findings._replace(
+        problems=tuple(p for p in findings.problems if kept(p.path)),
+        user_classes=tuple(c for c in findings.user_classes if kept(c.path)),
+    )
+
+
+def repathed(findings: Findings, move: Callable[[str], str]) -> Findings:
+    """``findings`` with each path replaced by ``move(path)``."""
+    return findings._replace(
+        problems=tuple(p._replace(path=move(p.path)) for p in findings.problems),
+        user_classes=tuple(c._replace(path=move(c.path)) for c in findings.user_classes),
+    )
+
+
+def rerooted(findings: Findings, old_root: str, new_root: str) -> Findings:
+    """``findings`` with their paths starting at ``new_root`` instead of ``old_root``."""
+
+    def moved(path: str) -> str:
+        return new_root + path[len(old_root):] if path.startswith(old_root) else path
+
+    return repathed(findings, moved)

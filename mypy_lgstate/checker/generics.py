@@ -5,7 +5,6 @@ of such models."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from mypy.nodes import TypeInfo
 from mypy.types import (
@@ -19,13 +18,12 @@ from mypy.types import (
     UnionType,
 )
 
-from mypy_lgstate.checker import errorcodes as codes, model_facts
+from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.findings import NOTHING, Findings
+from mypy_lgstate.checker.judging import Walk
 from mypy_lgstate.core import messages
+from mypy_lgstate.routes import model_facts
 from mypy_lgstate.routes.aliases import proper_type
-
-if TYPE_CHECKING:
-    from mypy_lgstate.checker.walker import Walker
 
 
 def is_top_level(info: TypeInfo) -> bool:
@@ -41,7 +39,7 @@ def is_parametrized(typ: Instance) -> bool:
     )
 
 
-def unimportable(walker: Walker, typ: Instance) -> Findings:
+def unimportable(walker: Walk, typ: Instance) -> Findings:
     """A parametrized generic model: the loader cannot re-import it, it comes back as a dict;
     unless pydantic registered it (``_registered``)."""
     if _registered(walker, typ):
@@ -51,7 +49,7 @@ def unimportable(walker: Walker, typ: Instance) -> Findings:
     )
 
 
-def _registered(walker: Walker, typ: Instance) -> bool:
+def _registered(walker: Walk, typ: Instance) -> bool:
     """Whether pydantic registers ``Box[int]`` in the module of ``Box``, where the loader finds it:
     it does when a top-level ``class IntBox(Box[int])`` there is what first makes it
     (``model_facts.makes_base_first``). The generic's module runs whole before any module that
@@ -68,7 +66,7 @@ def _registered(walker: Walker, typ: Instance) -> bool:
     )
 
 
-def _fix(walker: Walker, typ: Instance) -> str:
+def _fix(walker: Walk, typ: Instance) -> str:
     """Declare a concrete subclass: the one that exists (``class IntBox(Box[int])`` at the top
     level of the generic's module), or a new one under a name no class there has."""
     name = "".join(_name_part(arg) for arg in typ.args) + typ.type.name

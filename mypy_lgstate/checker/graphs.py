@@ -14,7 +14,8 @@ from mypy.nodes import SymbolNode, TypeInfo
 from mypy.types import Type
 
 from mypy_lgstate.checker import channels
-from mypy_lgstate.routes import discovery, sites
+from mypy_lgstate.routes import channel_specs, discovery, sites
+from mypy_lgstate.routes.schemas import channel_types, graph_channels
 
 Schemas = tuple[TypeInfo, ...]
 
@@ -32,7 +33,7 @@ class Graphs:
         self._declared: dict[Schemas, dict[str, list[Type]]] = {}
         # What each graph's channels accept (``channels``).
         self._accepting: dict[Schemas, dict[str, list[channels.Channel]]] = {}
-        self._special: dict[Schemas, channels.Special] = {}
+        self._special: dict[Schemas, channel_specs.Special] = {}
         self._reduced: dict[Schemas, frozenset[str]] = {}
 
     def forget(self) -> None:
@@ -54,14 +55,14 @@ class Graphs:
     def channel_names(self, schemas: Schemas) -> tuple[frozenset[str], str] | None:
         """The channel names of a graph and its state schema's name."""
         if schemas not in self._channels:
-            self._channels[schemas] = sites.graph_channels(schemas)
+            self._channels[schemas] = graph_channels(schemas)
         return self._channels[schemas]
 
     def declared_types(self, schemas: Schemas) -> dict[str, list[Type]]:
         """The declared types of the graph's channels, by key."""
         found = self._declared.get(schemas)
         if found is None:
-            found = self._declared[schemas] = sites.channel_types(schemas)
+            found = self._declared[schemas] = channel_types(schemas)
         return found
 
     def accepting(self, api: TypeChecker, schemas: Schemas) -> dict[str, list[channels.Channel]]:
@@ -86,21 +87,23 @@ class Graphs:
             )
         return found
 
-    def special_keys(self, api: TypeChecker, schemas: Schemas) -> channels.Special:
+    def special_keys(self, api: TypeChecker, schemas: Schemas) -> channel_specs.Special:
         """The keys whose channel stores messages (``add_messages``) or is never checkpointed."""
         self._follow_channels(api, schemas)
         found = self._special.get(schemas)
         if found is None:
-            found = self._special[schemas] = channels.special_keys(schemas, api.modules)
+            found = self._special[schemas] = channel_specs.special_keys(schemas, api.modules)
         return found
 
     def _follow_channels(self, api: TypeChecker, schemas: Schemas) -> None:
         """In the daemon, recheck what is being checked when the channels of ``schemas`` change:
-        an edit to a reducer alone changes no type dmypy compares (``channels.DAEMON_MEMBER``)."""
+        an edit to a reducer alone changes no type dmypy compares
+        (``channel_specs.DAEMON_MEMBER``)."""
         if self._daemon:
             target = api.tscope.current_target()
             for info in schemas:
-                api.tree.plugin_deps.setdefault(channels.channels_trigger(info), set()).add(target)
+                trigger = channel_specs.channels_trigger(info)
+                api.tree.plugin_deps.setdefault(trigger, set()).add(target)
 
     def messages_channels(self, schemas: Schemas) -> frozenset[str]:
         """The keys declared as a list of LangChain messages."""

@@ -5,7 +5,7 @@ dataclass), rebuilt by the loader with ``cls(**fields)`` (msgpack), which its cl
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from mypy.expandtype import expand_type_by_instance
 from mypy.maptype import map_instance_to_supertype
@@ -20,84 +20,13 @@ from mypy.types import (
     UnionType,
 )
 
-from mypy_lgstate.checker import errorcodes as codes, generics, model_facts
-from mypy_lgstate.checker.containers import TUPLE_AS_LIST
+from mypy_lgstate.checker import errorcodes as codes, generics
 from mypy_lgstate.checker.findings import NOTHING, Findings, in_field, merge
+from mypy_lgstate.checker.judging import Walk
 from mypy_lgstate.core import messages, rules
+from mypy_lgstate.routes import model_facts
 from mypy_lgstate.routes.aliases import proper_type
-
-if TYPE_CHECKING:
-    from mypy_lgstate.checker.walker import Walker
-
-
-Field = tuple[str, Var, TypeInfo]  # a field's name, its variable, and the class declaring it
-
-# The fields of each class read so far in this build (every check of a graph asks for its classes'
-# fields again). Kept only where a class, once analysed, never changes within the build: not in the
-# daemon, which merges a module analysed again into its old tree in place (``keep_fields``).
-_fields: Final[dict[TypeInfo, tuple[Field, ...]]] = {}
-_keep = False
-
-
-def keep_fields(keep: bool) -> None:
-    """Whether the fields of each class are kept (set by each new plugin object before its first
-    use of the checks); forgets those kept so far."""
-    global _keep
-    _keep = keep
-    _fields.clear()
-
-
-def model_fields(info: TypeInfo) -> tuple[Field, ...]:
-    """The fields of a pydantic model or dataclass, in definition order, with their declaring class.
-
-    A dataclass's fields are the ones its ``__init__`` and ``dataclasses.fields()`` know (mypy's
-    dataclass metadata), underscore names included; a pydantic model's skip private attributes
-    (``_name``), which ``model_dump()`` leaves out.
-    """
-    known = _fields.get(info)
-    if known is None:
-        known = _read_fields(info)
-        if _keep:
-            _fields[info] = known
-    return known
-
-
-def _read_fields(info: TypeInfo) -> tuple[Field, ...]:
-    metadata = info.metadata.get("dataclass")
-    names: set[str] | None = None
-    if metadata is not None and "attributes" in metadata:
-        names = {attr["name"] for attr in metadata["attributes"] if not attr.get("is_init_var")}
-    fields: dict[str, Field] = {}
-    for base, name, var in instance_attributes(info):
-        if names is not None:
-            if name not in names:
-                continue
-        elif name.startswith("_") or name == "model_config":
-            continue
-        fields[name] = (name, var, base)
-    return tuple(fields.values())
-
-
-def instance_attributes(
-    info: TypeInfo, *, unannotated: bool = False
-) -> list[tuple[TypeInfo, str, Var]]:
-    """Every annotated instance attribute of a model or dataclass and its bases (what
-    ``typing.get_type_hints`` returns, less ``ClassVar``), base classes first; ``unannotated``
-    adds those whose type mypy inferred (``_cache = PrivateAttr(...)``)."""
-    found: list[tuple[TypeInfo, str, Var]] = []
-    for base in reversed(info.mro):
-        if base.fullname in rules.PYDANTIC_MODELS or base.fullname == "builtins.object":
-            continue
-        for name, sym in base.names.items():
-            node = sym.node
-            if (
-                isinstance(node, Var)
-                and node.type is not None
-                and not node.is_classvar
-                and (unannotated or not node.is_inferred)
-            ):
-                found.append((base, name, node))
-    return found
+from mypy_lgstate.routes.schemas import instance_attributes, model_fields
 
 
 def is_pydantic(info: TypeInfo) -> bool:
@@ -107,7 +36,7 @@ def is_pydantic(info: TypeInfo) -> bool:
 # Pydantic models ---------------------------------------------------------------------------------
 
 
-def model(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
+def model(walker: Walk, typ: Instance, in_model_value: bool) -> Findings:
     info = typ.type
     if walker.profile == "json":
         return walker.verdict(typ, rules.raises(messages.model_json_fix(info.name)))
@@ -142,7 +71,7 @@ def model(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
     return merge([own, fields, _private_attributes(walker, info), _rebuilt(walker, typ)])
 
 
-def _rebuilt(walker: Walker, typ: Instance) -> Findings:
+def _rebuilt(walker: Walk, typ: Instance) -> Findings:
     """What the class body makes of the loader's ``cls(**model_dump())`` (see model_facts)."""
     info = typ.type
     facts = model_facts.facts_of(info)
@@ -176,7 +105,7 @@ def _rebuilt(walker: Walker, typ: Instance) -> Findings:
     return merge(parts)
 
 
-def _private_attributes(walker: Walker, info: TypeInfo) -> Findings:
+def _private_attributes(walker: Walk, info: TypeInfo) -> Findings:
     """A model's private attributes (``_cache: int = PrivateAttr()``): ``model_dump()`` leaves
     them out, so they are not in the checkpoint."""
     return merge([
@@ -187,24 +116,16 @@ def _private_attributes(walker: Walker, info: TypeInfo) -> Findings:
 
 
 _PRIVATE_DROPPED: Final = rules.lossy(*messages.PRIVATE_ATTRIBUTE_LOSSY)
-REVALIDATED: Final = (
-    "{serializer} writes it as a list: nodes get a tuple (LangGraph re-validates the state before"
-    " each node), but get_state() shows a list"
-)
-_ENUM_REVALIDATED: Final = (
-    "{serializer} writes it as its value: nodes get the enum (LangGraph re-validates the state"
-    " before each node), but get_state() and the graph's output show the bare value"
-)
 
 
-def pydantic_state(walker: Walker, info: TypeInfo, found: Findings) -> Findings:
+def pydantic_state(walker: Walk, info: TypeInfo, found: Findings) -> Findings:
     """A pydantic state schema. LangGraph rebuilds it with ``State(**values)`` before each node
     runs, so a tuple is a tuple again inside nodes, at any depth: only the stored form is a list.
     And it reads the schema's fields with ``get_type_hints``, so each ``ClassVar`` is a channel too."""
     problems = tuple(
-        problem._replace(what=REVALIDATED.format(serializer=walker.serializer))
-        if problem.fix == TUPLE_AS_LIST.fix
-        else problem._replace(what=_ENUM_REVALIDATED.format(serializer=walker.serializer))
+        problem._replace(what=messages.revalidated_tuple_what(walker.serializer))
+        if problem.fix == rules.TUPLE_AS_LIST.fix
+        else problem._replace(what=messages.revalidated_enum_what(walker.serializer))
         if problem.code == codes.LOSSY and problem.fix.startswith(messages.ENUM_JSON_FIX_START)
         else problem
         for problem in found.problems
@@ -222,9 +143,8 @@ def pydantic_state(walker: Walker, info: TypeInfo, found: Findings) -> Findings:
     ]
     # Its value is written only with a whole instance (a node returning the model, or
     # ``invoke(State(...))``), not with a dict update.
-    written_with = f"as a channel, written whenever a {info.name} instance is, "
     class_var_problems = tuple(
-        problem._replace(what=written_with + problem.what)
+        problem._replace(what=messages.class_var_what(info.name, problem.what))
         for problem in merge(class_vars).problems
     )
     return merge([found._replace(problems=problems), Findings(class_var_problems)])
@@ -233,7 +153,7 @@ def pydantic_state(walker: Walker, info: TypeInfo, found: Findings) -> Findings:
 # Dataclasses -------------------------------------------------------------------------------------
 
 
-def dataclass(walker: Walker, typ: Instance, in_model_value: bool) -> Findings:
+def dataclass(walker: Walk, typ: Instance, in_model_value: bool) -> Findings:
     info = typ.type
     if walker.profile == "json":
         return walker.verdict(typ, rules.raises(messages.DATACLASS_JSON_FIX))
@@ -275,7 +195,7 @@ def defaults_only(info: TypeInfo) -> bool:
 
 
 def named_tuple(
-    walker: Walker, typ: Instance, tuple_type: TupleType | None, in_model_value: bool
+    walker: Walk, typ: Instance, tuple_type: TupleType | None, in_model_value: bool
 ) -> Findings:
     info = typ.type
     items = tuple_type or info.tuple_type
@@ -288,7 +208,7 @@ def named_tuple(
         for name, item in zip(names, fields)
     ]
     if walker.profile == "json":
-        own = walker.verdict(typ, rules.lossy("list", "store value._asdict() (a dict)"))
+        own = walker.verdict(typ, rules.NAMED_TUPLE_AS_LIST)
         return merge([own, *walked])
     return merge(
         [walker.importable(typ, in_model_value),
@@ -300,7 +220,7 @@ def named_tuple(
 
 
 def typeddict_items(
-    walker: Walker, typ: TypedDictType, in_model_value: bool, info: TypeInfo | None = None
+    walker: Walk, typ: TypedDictType, in_model_value: bool, info: TypeInfo | None = None
 ) -> Findings:
     owner = info or typ.fallback.type
     return merge(
@@ -308,7 +228,7 @@ def typeddict_items(
     )
 
 
-def fields(walker: Walker, info: TypeInfo, typ: Instance | None, in_model_value: bool) -> Findings:
+def fields(walker: Walk, info: TypeInfo, typ: Instance | None, in_model_value: bool) -> Findings:
     self_type = typ or Instance(info, [AnyType(TypeOfAny.special_form)] * len(info.type_vars))
     # ``model_dump()`` leaves out excluded fields: what they hold is never serialized.
     facts = model_facts.facts_of(info) if in_model_value and walker.profile == "msgpack" else None

@@ -28,14 +28,13 @@ from mypy.subtypes import is_same_type
 from mypy.types import AnyType, Instance, ProperType, TupleType, Type, TypedDictType
 
 from mypy_lgstate.checker import errorcodes as codes
-from mypy_lgstate.checker.containers import TUPLE_AS_LIST
 from mypy_lgstate.checker.findings import Findings, Problem
-from mypy_lgstate.checker.models import model_fields
 from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.core import rules
 from mypy_lgstate.core.messages import ENUM_JSON_FIX_START, field_part
 from mypy_lgstate.routes import discovery, sites
 from mypy_lgstate.routes.aliases import proper_type
+from mypy_lgstate.routes.schemas import model_fields
 
 # The write sites whose dict items update the channels of the graph key by key (``Send.arg`` is the
 # state a node of the same graph starts from).
@@ -137,7 +136,7 @@ def _says_nothing_new(
     if base_name is not None:
         base = walker.lookup(base_name)
         return isinstance(base, TypeInfo) and any(_holds(base, typ) for typ in there)
-    if revalidated and problem.fix == TUPLE_AS_LIST.fix:
+    if revalidated and problem.fix == rules.TUPLE_AS_LIST.fix:
         return any(_is_sequence(typ) for typ in there)
     return False
 
@@ -189,7 +188,7 @@ def _steps(rest: str) -> list[str] | None:
 def _restated(walker: Walker, problem: Problem, steps: list[str], declared: Type) -> bool:
     """Whether the walk of ``declared`` finds the same problem at the same place."""
     where = "".join(steps)
-    any_tuple = problem.fix == TUPLE_AS_LIST.fix  # every tuple comes back as a list alike
+    any_tuple = problem.fix == rules.TUPLE_AS_LIST.fix  # every tuple comes back as a list alike
     for known in walker.check_value(declared, "").problems:
         if (
             known.code is problem.code

@@ -14,13 +14,16 @@ them only. Under ``lgstate check`` each such message also carries the problem's 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Iterator
+from contextlib import ExitStack, contextmanager
 
 from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
 from mypy.nodes import (
     AssignmentStmt,
     Context,
+    FakeInfo,
+    FuncDef,
     IndexExpr,
     MypyFile,
     NameExpr,
@@ -245,3 +248,27 @@ def _typeddict_base_with(info: TypeInfo, field: str) -> TypeInfo | None:
             if base.typeddict_type is not None and field in base.typeddict_type.items:
                 return base
     return None
+
+
+@contextmanager
+def reporting_in(api: TypeChecker, defn: FuncDef) -> Iterator[None]:
+    """Report as if mypy were checking ``defn``: the daemon keeps a function's errors with the
+    function (its target), and drops them when it rechecks the function. A function nested in
+    another one belongs to the outer one's target, which is not known here: the module's then."""
+    errors = api.msg.errors
+    saved = errors.scope
+    scope = api.tscope
+    with ExitStack() as stack:
+        errors.scope = scope
+        if scope.module is None:
+            stack.enter_context(scope.module_scope(api.tree.fullname))
+        if scope.function is None:
+            if not isinstance(defn.info, FakeInfo):
+                stack.enter_context(scope.class_scope(defn.info))
+                stack.enter_context(scope.function_scope(defn))
+            elif api.tree.names.get(defn.name) is not None:
+                stack.enter_context(scope.function_scope(defn))
+        try:
+            yield
+        finally:
+            errors.scope = saved

@@ -14,7 +14,8 @@ since either may be the wrong one.
 
 The target is known when the node's name is a string literal and this module's builders add nodes
 of that name (``add_node("work", work)``, ``add_node(work)``) with one input schema between them:
-read once per module tree from its syntax and declarations, as ``builders.node_graph_classes`` is.
+read once per module tree from its syntax and declarations, as
+``builder_calls.node_graph_classes`` is.
 """
 
 from __future__ import annotations
@@ -42,9 +43,11 @@ from mypy.types import AnyType, Instance, Type, TypedDictType
 from mypy_lgstate.checker import channels, errorcodes as codes
 from mypy_lgstate.checker.report import fail
 from mypy_lgstate.checker.walker import Walker
+from mypy_lgstate.core import write_messages
 from mypy_lgstate.core.messages import key_part
-from mypy_lgstate.routes import builders, discovery, sites
+from mypy_lgstate.routes import builder_calls, builders, discovery, displays
 from mypy_lgstate.routes.aliases import proper_type
+from mypy_lgstate.routes.schemas import schema_items
 
 ROOT: Final = "Send.arg"
 
@@ -75,7 +78,7 @@ class Sends:
             _check_payload(api, target, reported, walker)
 
     def _target(self, call: CallExpr, tree: MypyFile) -> Target | None:
-        arguments = builders.call_arguments(call, ("node", "arg"))
+        arguments = builder_calls.call_arguments(call, ("node", "arg"))
         node, payload = arguments.get("node"), arguments.get("arg")
         if not isinstance(node, StrExpr) or not isinstance(payload, DictExpr):
             return None
@@ -89,7 +92,7 @@ class Sends:
 def node_input_schemas(tree: MypyFile) -> dict[str, TypeInfo | None]:
     """Each node name the module's ``add_node`` calls give, with the input schema of its node."""
     found: dict[str, TypeInfo | None] = {}
-    for scope, call, method in builders.module_builder_calls(tree):
+    for scope, call, method in builder_calls.module_builder_calls(tree):
         if method != "add_node":
             continue
         name, schema = _added_node(call, scope)
@@ -101,8 +104,8 @@ def node_input_schemas(tree: MypyFile) -> dict[str, TypeInfo | None]:
 def _added_node(call: CallExpr, scope: builders.Scope) -> tuple[str | None, TypeInfo | None]:
     """An ``add_node`` call's node name (LangGraph names a function by its ``__name__``) and the
     schema its node reads: its function's first-parameter class, else its ``input_schema=``."""
-    arguments = builders.call_arguments(call, ("node", "action"))
-    node, action = arguments.get("node"), builders.node_callable(arguments)
+    arguments = builder_calls.call_arguments(call, ("node", "action"))
+    node, action = arguments.get("node"), builder_calls.node_callable(arguments)
     name: str | None = None
     if isinstance(node, StrExpr):
         name = node.value
@@ -126,14 +129,14 @@ def _check_payload(api: TypeChecker, target: Target, reported: set[str], walker:
     kind = channels.state_kind(target.schema)
     type_of, type_name = api.lookup_type_or_none, walker.type_name
     if kind != "typeddict":
-        written = channels.shown_type(target.payload, type_of)
+        written = displays.shown_type(target.payload, type_of)
         if written is not None:
-            message = codes.send_dict_message(
+            message = write_messages.send_dict_message(
                 target.node, type_name(written), target.schema.name, kind, walker.profile == "json"
             )
             fail(api, message, target.payload, codes.CHANNEL_TYPE)
         return
-    declared = dict(sites.schema_items(target.schema))
+    declared = dict(schema_items(target.schema))
     for key, value in target.payload.items:
         if not isinstance(key, StrExpr) or key.value not in declared:
             continue
@@ -145,10 +148,10 @@ def _check_payload(api: TypeChecker, target: Target, reported: set[str], walker:
             continue
         if channels.expr_fits(value, declared[key.value], type_of):
             continue
-        message = codes.send_item_message(
+        message = write_messages.send_item_message(
             target.node,
             key.value,
-            type_name(channels.shown_type(value, type_of) or written),
+            type_name(displays.shown_type(value, type_of) or written),
             channels.declared_name(declared[key.value], type_name),
             target.schema.name,
             _declared_source(value, type_of),

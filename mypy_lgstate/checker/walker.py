@@ -60,7 +60,6 @@ from mypy_lgstate.core.config import LGStateConfig
 from mypy_lgstate.routes.agents import STRUCTURED_RESPONSE
 from mypy_lgstate.routes.aliases import proper_type
 
-_SERIALIZER: Final = {"json": "the JSON serializer", "msgpack": "the msgpack serializer"}
 AGENT_STATE: Final = "langchain.agents.middleware.types.AgentState"
 
 
@@ -90,7 +89,7 @@ class Walker:
         self.safe_types = frozenset(config.safe_types)
         self.pickle = config.profile == "msgpack" and config.pickle_fallback
         self.options = options
-        self.serializer = _SERIALIZER[self.profile]
+        self.serializer = messages.SERIALIZERS[self.profile]
         self._class_memo: dict[tuple[str, bool], Findings] = {}
         self._instance_memo: dict[tuple[object, bool], Findings] = {}
         # Recursion: a class or alias already being walked contributes nothing where it recurs (its
@@ -191,8 +190,7 @@ class Walker:
         if isinstance(proper, CallableType):
             if isinstance(proper.definition, LambdaExpr):
                 return self.problem(
-                    codes.UNSERIALIZABLE, typ, f"{self.serializer} raises PicklingError when the"
-                    " checkpoint is written (pickle cannot write a lambda either)",
+                    codes.UNSERIALIZABLE, typ, messages.pickle_lambda_what(self.serializer),
                     rules.CALLABLE_FIX,
                 )
             if proper.is_type_obj() and generics.is_top_level(proper.type_object()):
@@ -202,8 +200,7 @@ class Walker:
             names = {base.fullname for base in proper.type.mro}
             if names & rules.NOT_PICKLABLE:
                 return self.problem(
-                    codes.UNSERIALIZABLE, typ,
-                    f"{self.serializer} {messages.RAISES} (pickle cannot write it either)",
+                    codes.UNSERIALIZABLE, typ, messages.pickle_raises_what(self.serializer),
                     rules.PICKLE_RAISES_FIX,
                 )
             if names & rules.PICKLED:
@@ -221,14 +218,10 @@ class Walker:
         if verdict.outcome == "ok":
             return NOTHING
         if verdict.outcome == "raises":
-            what = f"{self.serializer} {messages.RAISES}"
+            what = messages.raises_what(self.serializer)
             return self.problem(codes.UNSERIALIZABLE, typ, what, verdict.fix)
-        return self.problem(
-            codes.LOSSY,
-            typ,
-            f"{self.serializer} writes it, but it comes back as {verdict.back_as}",
-            verdict.fix,
-        )
+        what = messages.lossy_what(self.serializer, verdict.back_as)
+        return self.problem(codes.LOSSY, typ, what, verdict.fix)
 
     def walk(self, typ: Type, in_model_value: bool) -> Findings:
         if type(typ) is Instance:  # most walks end at a class: skip the dispatch below
@@ -318,10 +311,7 @@ class Walker:
 
     def unverifiable(self, typ: ProperType) -> Findings:
         return self.problem(
-            codes.ANY,
-            typ,
-            f"its values cannot be checked against {self.serializer}",
-            "declare a precise type",
+            codes.ANY, typ, messages.unverifiable_what(self.serializer), messages.PRECISE_TYPE_FIX
         )
 
     def _instance(self, typ: Instance, in_model_value: bool) -> Findings:
@@ -406,18 +396,15 @@ class Walker:
             return self.problem(
                 codes.UNIMPORTABLE,
                 typ,
-                f"it is defined in {where}, so the checkpoint loader re-imports"
-                f" {shadowed.fullname}, the top-level class of the same name, instead: it comes back"
-                f" as that class built from its fields, or as {payload} when that fails",
-                f"move class {info.name} to the top level of module {info.module_name}, under a"
-                " name of its own",
+                messages.shadowed_what(where, shadowed.fullname, payload),
+                f"{messages.move_to_top_level_fix(info.name, info.module_name)}, under a name of"
+                " its own",
             )
         return self.problem(
             codes.UNIMPORTABLE,
             typ,
-            f"it is defined in {where}, so the checkpoint loader cannot re-import it: it comes back"
-            f" as {payload}",
-            f"move class {info.name} to the top level of module {info.module_name}",
+            messages.unimportable_what(f"it is defined in {where}", payload),
+            messages.move_to_top_level_fix(info.name, info.module_name),
         )
 
     def user_class(self, typ: Instance, kind: UserClassKind, in_model_value: bool) -> Findings:
@@ -471,10 +458,10 @@ def _message_like(found: Findings) -> Findings:
     return found._replace(problems=tuple(
         problem._replace(
             type_name="MessageLikeRepresentation",
-            what=problem.what.replace("it comes back", "a (role, content) tuple comes back"),
-            fix="declare it as list[AnyMessage], and store messages",
+            what=problem.what.replace("it comes back", messages.MESSAGE_LIKE_TUPLE),
+            fix=messages.MESSAGE_LIKE_FIX,
         )
-        if problem.path == "" and problem.fix == containers.TUPLE_AS_LIST.fix
+        if problem.path == "" and problem.fix == rules.TUPLE_AS_LIST.fix
         else problem
         for problem in found.problems
     ))

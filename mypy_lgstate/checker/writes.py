@@ -19,16 +19,20 @@ from mypy.types import AnyType, CallableType, Type, TypeOfAny
 
 from mypy_lgstate.checker import channels, errorcodes as codes, repeats
 from mypy_lgstate.checker.emit import Emitter
+from mypy_lgstate.checker.findings import naming, outside, repathed, rerooted
 from mypy_lgstate.checker.graphs import Graphs
-from mypy_lgstate.checker.report import fail, once
+from mypy_lgstate.checker.pending_bodies import Body
+from mypy_lgstate.checker.report import fail, once, reporting_in
 from mypy_lgstate.checker.walker import Walker
+from mypy_lgstate.core import write_messages
 from mypy_lgstate.core.messages import field_part, key_part
-from mypy_lgstate.routes import bodies, exported, functional, sites
+from mypy_lgstate.routes import bodies, displays, exported, functional, sites
 from mypy_lgstate.routes.aliases import proper_type
+from mypy_lgstate.routes.schemas import schema_keys
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
 
 if TYPE_CHECKING:
-    from mypy_lgstate.cli.coverage import NodeRecord
+    from mypy_lgstate.routes.coverage import NodeRecord
 
 
 # Tells ``lgstate report`` what a node is: ``(node, declared return type, read from its body here,
@@ -109,12 +113,12 @@ class Writes:
         allowed: frozenset[str] | None,
         record: RecordNode | None = None,
         schemas: tuple[TypeInfo, ...] = (),
-    ) -> list[bodies.Body]:
+    ) -> list[Body]:
         """What each node's declared return type says it writes: its values, and its keys against
         ``channels``. Returns the nodes whose bodies tell instead, to read once the module is checked
         (mypy checks a module's bodies after its top level). ``record`` tells ``lgstate report``
         what each node is (checked from its declared type or from its body, unchecked, opaque)."""
-        later: list[bodies.Body] = []
+        later: list[Body] = []
         for node in nodes:
             ret = sites.node_return_type(node.type)
             loose = ret is not None and bodies.is_loose(ret)
@@ -130,13 +134,14 @@ class Writes:
             if shape.untyped or function is not None:
                 if function is not None:
                     later.append(
-                        bodies.Body(
+                        Body(
                             api, function, context, node.name, ret, channels, schemas, allowed,
                             coverage=coverage,
                         )
                     )
                 elif elsewhere is None or elsewhere.recorded.why:
-                    message = codes.untyped_node_message(node.name, self._shown_return(ret))
+                    shown = self._shown_return(ret)
+                    message = write_messages.untyped_node_message(node.name, shown)
                     fail(api, message, context, codes.UNTYPED_NODE)
                 if elsewhere is not None and channels is not None:
                     self._check_elsewhere_keys(api, context, node, elsewhere, channels)
@@ -151,7 +156,7 @@ class Writes:
                         once(
                             api,
                             (_UNKNOWN_KEY, declarer, key, state),
-                            codes.unknown_key_message(label, key, update_name, state),
+                            write_messages.unknown_key_message(label, key, update_name, state),
                             context,
                             codes.UNKNOWN_KEY,
                             declared=None,
@@ -176,7 +181,7 @@ class Writes:
                 if unknown or restated or untracked:
                     # LangGraph drops the unknown keys, and never checkpoints untracked ones: what
                     # they hold never reaches a checkpoint.
-                    findings = sites.outside(findings, [*unknown, *restated, *untracked])
+                    findings = outside(findings, [*unknown, *restated, *untracked])
                 # The same problem at every call that registers the node, under any name (one
                 # function as the hook of several middleware classes): reported at the first.
                 self._emit(
@@ -218,7 +223,7 @@ class Writes:
         for key, line in elsewhere.recorded.keys:
             if key not in names:
                 where = f"{elsewhere.path}:{line}"
-                message = codes.unknown_body_key_message(node.name, key, state, where)
+                message = write_messages.unknown_body_key_message(node.name, key, state, where)
                 identity = (_UNKNOWN_KEY, elsewhere.defn.fullname, key, state)
                 once(api, identity, message, context, codes.UNKNOWN_KEY, declared=None)
 
@@ -230,7 +235,7 @@ class Writes:
         return None if unannotated else self._walker.type_name(ret)
 
     def check_body(
-        self, body: bodies.Body, api: TypeChecker | None = None, only: bodies.Returned | None = None
+        self, body: Body, api: TypeChecker | None = None, only: bodies.Returned | None = None
     ) -> None:
         """What a node's body returns (``bodies``), reported on the line of each item. ``only``: one
         display or item, checked while mypy checks the function (the daemon: ``Checks.dict_display``)."""
@@ -242,13 +247,13 @@ class Writes:
                 body.coverage.not_read()
             fail(
                 api,
-                codes.untyped_node_message(body.label, self._shown_return(body.returns)),
+                write_messages.untyped_node_message(body.label, self._shown_return(body.returns)),
                 body.context,
                 codes.UNTYPED_NODE,
             )
         name = bodies.function_name(function)
         root = f"{name}()"
-        with bodies.reporting_in(api, function):
+        with reporting_in(api, function):
             if body.whole:
                 values = list(functional.returned_values(returned.expressions, root, api))
                 self._check_written(api, values, root, body.schemas, body.allowed, updates=False)
@@ -258,12 +263,12 @@ class Writes:
                 names, state = body.channels
                 for key in bodies.unknown_keys(returned, names):
                     unknown.append(key.value)
-                    message = codes.unknown_body_key_message(name, key.value, state)
+                    message = write_messages.unknown_body_key_message(name, key.value, state)
                     fail(api, message, key, codes.UNKNOWN_KEY)
             elif body.shaped:
                 # A key that is no field of its state class: only the graph can tell whether it is a
                 # channel (checked where the node is registered), and what the channel holds.
-                fields = frozenset(sites.schema_keys(body.schemas[0]))
+                fields = frozenset(schema_keys(body.schemas[0]))
                 unknown = [key.value for key in returned.keys if key.value not in fields]
             # LangGraph drops the unknown keys, and never checkpoints the untracked ones.
             dropped = [*unknown, *self._graphs.special_keys(api, body.schemas).untracked]
@@ -308,7 +313,7 @@ class Writes:
         pairs = sites.update_pairs(expr, root, api) if root == "Command.update" else None
         values = list(pairs or sites.values_of(expr, root, api))
         writer = CHANNEL_TYPE_WRITERS.get(root) or CHANNEL_TYPE_WRITERS.get(site)
-        items = channels.update_items(expr) if writer is not None else []
+        items = displays.update_items(expr) if writer is not None else []
         typed = schemas
         if graph is not None and root == "Command.update":
             typed = graph.schemas
@@ -340,7 +345,7 @@ class Writes:
         for key, _ in items:
             if key.value not in names:
                 unknown.append(key.value)
-                message = codes.unknown_command_key_message(node, key.value, state)
+                message = write_messages.unknown_command_key_message(node, key.value, state)
                 fail(api, message, key, codes.UNKNOWN_KEY)
         return unknown
 
@@ -386,7 +391,7 @@ class Writes:
             if schema is not None and schema in schemas:
                 continue
             if schema is not None:  # a model or dataclass whose fields update the channels
-                findings = sites.rerooted(
+                findings = rerooted(
                     self._walker.check_state_class(schema), schema.name, value.path
                 )
             elif updates and sites.is_schema_instance(value, root, schemas):
@@ -395,7 +400,7 @@ class Writes:
                 channel = updates and sites.is_channel_value(value, root)
                 findings = self._walker.check_value(value.type, value.path, channel=channel)
             if value.shown is not None:
-                findings = sites.naming(findings, value.path, self._walker.type_name(value.shown))
+                findings = naming(findings, value.path, self._walker.type_name(value.shown))
             if declared:
                 findings = repeats.added(self._walker, findings, root, declared, schemas)
             if updates and place is not None and place[1] == "" and place[0] in reduced:
@@ -405,7 +410,7 @@ class Writes:
                     problems=tuple(p for p in findings.problems if p.path != value.path)
                 )
             if dotted:
-                findings = sites.repathed(findings, lambda path: bodies.dotted(path, root))
+                findings = repathed(findings, lambda path: bodies.dotted(path, root))
             if any(problem.code is not codes.ANY for problem in findings.problems):
                 reported.add(value.path)
             self._emit(api, findings, value.expr, at_fields=False, allowed=allowed)
@@ -436,4 +441,3 @@ class Writes:
             )
             if message is not None:
                 fail(api, message, expr, codes.CHANNEL_TYPE)
-

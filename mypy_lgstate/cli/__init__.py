@@ -1,6 +1,7 @@
-"""The ``lgstate`` command: mypy's build run in-process (``command``), the findings' formats
-(``findings``), the coverage report (``coverage``) and the changes ``lock --check`` lists
-(``lockdiff``).
+"""The ``lgstate`` command: its parser and the table of subcommands (``command``), what they share
+(``subcommands``), mypy's build run in-process (``mypy_build``), and one module per subcommand:
+``check`` (with the findings' formats, ``findings``), ``report``, ``lock`` (with the changes
+``--check`` lists, ``lockdiff``), ``allowlist`` and ``audit``.
 
 ``main`` returns the exit status (the tests call it in their own process); ``run``, the console
 script and ``python -m mypy_lgstate``, ends the process with it at once.

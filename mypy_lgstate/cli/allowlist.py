@@ -27,9 +27,10 @@ import re
 import sys
 from typing import Final, NamedTuple
 
-from mypy_lgstate.checker.drift import STORED_BY_NAME, _head, _split
-from mypy_lgstate.cli.command import ArgumentError, UsageError, _output, run_mypy, subcommand
+from mypy_lgstate.cli.mypy_build import run_mypy
+from mypy_lgstate.cli.subcommands import ArgumentError, Subcommand, UsageError, output
 from mypy_lgstate.core import config, lockfile, rules
+from mypy_lgstate.core.drift import STORED_BY_NAME, split_top_level, type_parts
 
 FORMATS: Final = ("python", "langgraph-json", "toml")
 _NAME: Final = re.compile(r"[\w.]+")
@@ -63,13 +64,6 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@subcommand(
-    "allowlist",
-    help="list the classes the graphs checkpoint, as the allowed_msgpack_modules strict msgpack"
-    " needs (--check: exit 1 when a committed list lacks one)",
-    formats=FORMATS,
-    arguments=_arguments,
-)
 def allowlist(args: argparse.Namespace) -> int:
     if args.check is not None and not os.path.isfile(args.check):
         raise ArgumentError(f"--check {args.check}: no such file")
@@ -77,7 +71,7 @@ def allowlist(args: argparse.Namespace) -> int:
     run_mypy(args, lock_roots=roots)
     found = collect(roots)
     if args.check is None:
-        _output(args, WRITERS[args.format](found))
+        output(args, WRITERS[args.format](found))
         if args.format == "langgraph-json":  # JSON has no comments: the notes go to stderr
             for line in _any_notes(found, "lgstate: "):
                 print(line, file=sys.stderr)
@@ -94,6 +88,15 @@ def allowlist(args: argparse.Namespace) -> int:
         print(f"  {entry.dotted}" + (f" ({entry.note})" if entry.note else ""))
     print("run lgstate allowlist to print the whole list")
     return 1
+
+
+COMMAND: Final = Subcommand(
+    help="list the classes the graphs checkpoint, as the allowed_msgpack_modules strict msgpack"
+    " needs (--check: exit 1 when a committed list lacks one)",
+    formats=FORMATS,
+    run=allowlist,
+    arguments=_arguments,
+)
 
 
 def collect(roots: lockfile.LockData) -> Allowlist:
@@ -139,8 +142,8 @@ def _derived(roots: lockfile.LockData) -> set[str]:
     visited: set[str] = set()
 
     def walk(text: str) -> None:
-        for member in _split(text, " | "):
-            head, args = _head(member)
+        for member in split_top_level(text, " | "):
+            head, args = type_parts(member)
             if head in rules.ALLOWLIST_WALKED_ORIGINS:
                 for arg in args:
                     walk(arg)

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Final
 
-from mypy_lgstate.cli.command import ArgumentError, UsageError, _output, subcommand
+from mypy_lgstate.cli.subcommands import ArgumentError, Subcommand, UsageError, output
 from mypy_lgstate.runtime.audit import AuditInputError
 
-FORMATS = ("text", "json", "markdown", "sarif")
-DEFAULT_EXAMPLES = 5
+FORMATS: Final = ("text", "json", "markdown", "sarif")
+DEFAULT_EXAMPLES: Final = 5
 
 
 def _positive(text: str) -> int:
@@ -55,14 +56,6 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@subcommand(
-    "audit",
-    help="check that the threads already stored will resume on today's graph (exit 1 when some"
-    " will not)",
-    formats=FORMATS,
-    arguments=_arguments,
-    runs_mypy=False,
-)
 def audit(args: argparse.Namespace) -> int:
     # Imported here: the other subcommands never need the audit's modules.
     from mypy_lgstate.runtime.audit.formats import FORMATS as WRITERS
@@ -86,5 +79,15 @@ def audit(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     finally:
         progress.done()
-    _output(args, WRITERS[args.format](result))
+    output(args, WRITERS[args.format](result))
     return 1 if result.tally.problems and not args.exit_zero else 0
+
+
+COMMAND: Final = Subcommand(
+    help="check that the threads already stored will resume on today's graph (exit 1 when some"
+    " will not)",
+    formats=FORMATS,
+    run=audit,
+    arguments=_arguments,
+    runs_mypy=False,
+)

@@ -18,7 +18,7 @@ from typing import Any, Final, NamedTuple
 from mypy.errorcodes import error_codes
 
 import mypy_lgstate
-from mypy_lgstate.cli.coverage import Coverage
+from mypy_lgstate.routes.coverage import Coverage
 from mypy_lgstate.core.messages import TAG_END, TAG_START
 
 CODE_PREFIX: Final = "lgstate-"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from mypy_lgstate.checker import drift
+from mypy_lgstate.core import drift
 from mypy_lgstate.core.lockfile import ClassRecord, LockData
 
 

@@ -1,4 +1,4 @@
-"""What every part of mypy-lgstate shares, importing nothing of mypy: the verdict tables
-(``rules``), the wording of every message (``messages``), the options (``config``), the lock file
-(``lockfile``) and where installed libraries live (``libraries``). The runtime checker runs on these
-alone."""
+"""What every part of mypy-lgstate shares, importing nothing of mypy: the verdict tables (``rules``)
+and each rule's words (``messages``, ``write_messages``, ``drift`` and ``drift_messages``), the
+options (``config``), the lock file (``lockfile``), digests (``digest``) and where installed
+libraries live (``libraries``). The runtime checker and the audit run on these alone."""

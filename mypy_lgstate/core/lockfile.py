@@ -41,8 +41,6 @@ collected: LockData | None = None
 optional: bool = False
 
 
-
-
 def lock_path(lock_file: str, config_file: str | None) -> str:
     """``lock_file`` is relative to the configuration file's directory (the current one without)."""
     base = os.path.dirname(os.path.abspath(config_file)) if config_file else os.getcwd()

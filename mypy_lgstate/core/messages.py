@@ -35,7 +35,73 @@ def problem_message(path: str, type_name: str, what: str, fix: str, where: str |
     return f'{located} is "{type_name}": {what}. Fix: {fix}'
 
 
+# How messages name each profile's serializer.
+SERIALIZERS: Final = {"json": "the JSON serializer", "msgpack": "the msgpack serializer"}
 RAISES: Final = "raises TypeError when the checkpoint is written"  # after "the ... serializer"
+
+
+def raises_what(serializer: str) -> str:
+    """What a ``raises`` verdict says (``lgstate-unserializable``)."""
+    return f"{serializer} {RAISES}"
+
+
+def lossy_what(serializer: str, back_as: str) -> str:
+    """What a ``lossy`` verdict says (``lgstate-lossy``)."""
+    return f"{serializer} writes it, but it comes back as {back_as}"
+
+
+def lossy_keys_what(serializer: str, back_as: str) -> str:
+    """What a ``lossy`` verdict of a dict's keys says (``lgstate-dict-key``)."""
+    return f"{serializer} writes it, but the keys come back as {back_as}"
+
+
+def unverifiable_what(serializer: str) -> str:
+    """A value typed ``Any``, a type variable or a protocol (``lgstate-any``)."""
+    return f"its values cannot be checked against {serializer}"
+
+
+PRECISE_TYPE_FIX: Final = "declare a precise type"
+
+
+# msgpack with pickle_fallback: what msgpack cannot write is pickled, which raises for some values.
+def pickle_lambda_what(serializer: str) -> str:
+    return (
+        f"{serializer} raises PicklingError when the checkpoint is written (pickle cannot write a"
+        " lambda either)"
+    )
+
+
+def pickle_raises_what(serializer: str) -> str:
+    return f"{raises_what(serializer)} (pickle cannot write it either)"
+
+
+# A class the loader cannot import by its ``(module, name)`` (``lgstate-unimportable``).
+def unimportable_what(reason: str, payload: str) -> str:
+    """``reason``: why the class is not found by its name (``it is defined in a function body``);
+    ``payload``: what comes back instead (``a plain dict``, ``its value``)."""
+    return f"{reason}, so the checkpoint loader cannot re-import it: it comes back as {payload}"
+
+
+def shadowed_what(where: str, shadowed: str, payload: str) -> str:
+    """A nested class whose name a top-level class of its module also has: the loader gets that."""
+    return (
+        f"it is defined in {where}, so the checkpoint loader re-imports {shadowed}, the top-level"
+        f" class of the same name, instead: it comes back as that class built from its fields, or"
+        f" as {payload} when that fails"
+    )
+
+
+def move_to_top_level_fix(name: str, module: str) -> str:
+    return f"move class {name} to the top level of module {module}"
+
+
+def not_called_lossy(name: str, method: str) -> tuple[str, str]:
+    """A stored value the loader does not rebuild: strict msgpack does not call ``method``."""
+    return (
+        f"the checkpoint loader does not call {name}.{method}(), so it comes back as the value it"
+        " was written as",
+        f"store a value of a class the serializer rebuilds instead of a {name}",
+    )
 
 
 _STRICT_PAYLOAD: Final = {
@@ -64,6 +130,11 @@ def allowlist_what_fix(kind: str, fullname: str) -> tuple[str, str]:
 
 
 ENUM_JSON_FIX_START: Final = "store member.value and rebuild it with "
+
+
+def enum_json_fix(name: str) -> str:
+    """An enum under JSON, which writes a member as its value (or raises)."""
+    return f"{ENUM_JSON_FIX_START}{name}(value)"
 
 # msgpack, measured with langgraph-checkpoint 4.3.2 and langgraph-checkpoint-sqlite 3.1.2: a
 # bytearray that is a channel's whole value.
@@ -189,6 +260,33 @@ PICKLE_UNVERIFIABLE_WHAT: Final = (
     " pickles (a module-level function or class does; a lambda, a lock or an open file does not)"
 )
 PICKLE_UNVERIFIABLE_FIX: Final = "declare a type msgpack writes, or check its values with CheckedSaver"
+
+
+# A (role, content) tuple of LangChain's ``MessageLikeRepresentation``: named by the union, and
+# fixed by declaring messages, which a list of lists would not be.
+MESSAGE_LIKE_TUPLE: Final = "a (role, content) tuple comes back"
+MESSAGE_LIKE_FIX: Final = "declare it as list[AnyMessage], and store messages"
+
+
+# A pydantic state schema: LangGraph rebuilds it with ``State(**values)`` before each node, so what
+# the loader changes is changed back inside nodes, and only the stored form differs.
+def revalidated_tuple_what(serializer: str) -> str:
+    return (
+        f"{serializer} writes it as a list: nodes get a tuple (LangGraph re-validates the state"
+        " before each node), but get_state() shows a list"
+    )
+
+
+def revalidated_enum_what(serializer: str) -> str:
+    return (
+        f"{serializer} writes it as its value: nodes get the enum (LangGraph re-validates the state"
+        " before each node), but get_state() and the graph's output show the bare value"
+    )
+
+
+def class_var_what(state: str, what: str) -> str:
+    """A ``ClassVar`` of a pydantic state, a channel that only a whole instance writes."""
+    return f"as a channel, written whenever a {state} instance is, {what}"
 
 
 # msgpack: a dataclass's class object is written like an instance, from its class attributes (measured

@@ -268,7 +268,29 @@ ALLOWLIST_WALKED_ORIGINS: Final = frozenset(
      "builtins.frozenset"}
 )
 
+# The verdicts of the shapes decided without the table: containers and named tuples, as the plugin
+# reads them from a declared type and the runtime checker from a value.
+TUPLE_AS_LIST: Final = lossy("list", "store a list and declare it as list[...]")
+NAMED_TUPLE_AS_LIST: Final = lossy("list", "store value._asdict() (a dict)")
+JSON_SET: Final = raises("store a sorted list instead")
+# msgpack: the loader rebuilds a set from its items; tuples come back as lists, which are not
+# hashable, so a set of tuples comes back as the list of lists that was written.
+TUPLES_IN_SET: Final = lossy(
+    "a list of lists", "store a list of lists and rebuild the set of tuples when you read it"
+)
+
+
+def container_subclass(back_as: str) -> Verdict:
+    """A subclass of ``back_as`` (a list, dict, set...): it comes back as the plain container."""
+    return lossy(back_as, f"store a plain {back_as} and declare it as such")
+
+
 # Dict keys (docs/rules.md, "Dict keys").
+JSON_TUPLE_KEY: Final = raises("use str keys, e.g. the parts joined into one str")
+MSGPACK_ENUM_KEY: Final = lossy("the members' values", "use member.value as the key")
+JSON_VALUE_ENUM_KEY: Final = lossy("the members' values as str", "use str(member.value) as the key")
+JSON_ENUM_KEY: Final = raises("use member.value as the key")
+OTHER_KEY: Final = raises("use str keys")
 _KEY_AS_STR: Final = "use str keys (str(key))"
 JSON_KEY_RULES: Final[dict[str, Verdict]] = {
     "builtins.str": OK,

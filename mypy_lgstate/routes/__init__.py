@@ -1,7 +1,10 @@
-"""Where graph state is declared and written, one module per route: schema arguments and node
-parameters (``discovery``), the calls on a builder and the nodes they add (``builders``), node
-return types and write sites (``sites``), node bodies (``bodies``), the functional API
-(``functional``), LangChain agents (``agents``) and their middleware lists (``middleware_lists``),
-graphs whose type names no schema (``factories``), and ``Send`` payloads against their node's
-input (``sends``). Each turns what mypy and the syntax tree show
-into classes, nodes and values for ``checker.checks``, which runs the same checks on all of them."""
+"""What the code declares and writes, read from the syntax tree and the declared types mypy keeps:
+one module per route to graph state (``discovery``: schema arguments and node parameters;
+``builders`` and ``builder_calls``: the calls on a builder and the nodes they add; ``sites``: node
+return types and write sites; ``bodies``: node bodies; ``functional``: the functional API;
+``agents`` and ``middleware_lists``: LangChain agents; ``factories``: graphs whose type names no
+schema; ``shaped_nodes`` and ``exported``: nodes defined in another module), what schema classes
+declare (``schemas``, ``channel_specs``, ``model_facts``), and what the checks saw
+(``coverage``, ``node_status``). The routes read; they never judge a type nor report: the checks
+(``checker/``) do, on what the routes found. Nothing here imports the checks.
+"""

@@ -27,9 +27,8 @@ worker is still checking their bodies, and a warm run rechecks the graph's modul
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Iterator
+from typing import NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -57,7 +56,6 @@ from mypy.nodes import (
     ReturnStmt,
     Statement,
     StrExpr,
-    TypeInfo,
     Var,
     YieldExpr,
 )
@@ -67,69 +65,6 @@ from mypy_lgstate.core.messages import key_part
 from mypy_lgstate.routes import sites
 from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.lists import statements
-
-if TYPE_CHECKING:
-    from mypy_lgstate.cli.coverage import NodeRecord
-
-
-class Body(NamedTuple):
-    """A node whose body is read once its module is checked: what it is checked with."""
-
-    api: TypeChecker
-    function: FuncDef
-    context: Context  # the call that registers the node
-    label: str  # the node's name in the graph, for lgstate-untyped-node
-    # Its declared return type, named in the same message (formatted only if it is given: a type's
-    # name costs mypy's formatter, and its garbage, at every node).
-    returns: Type | None
-    channels: tuple[frozenset[str], str] | None
-    schemas: tuple[TypeInfo, ...]
-    allowed: frozenset[str] | None
-    whole: bool = False  # a functional-API function: its returned value is checkpointed as it is
-    coverage: NodeRecord | None = None  # tells lgstate report whether the body was read
-    # A node-shaped function read in its own module (``shaped_nodes``): whether it is a node is
-    # known where it is registered, so an opaque body is no finding here.
-    shaped: bool = False
-
-
-class Pending:
-    """The node bodies to read once their module is checked, by module; in the daemon, also every
-    body seen, by function, for the checks of a display mypy rechecks alone (``returned_display``)."""
-
-    def __init__(self, *, daemon: bool) -> None:
-        self._daemon = daemon
-        self._by_module: dict[str, list[Body]] = {}
-        self._known: dict[str, Body] = {}
-
-    def add(self, body: Body) -> None:
-        self._by_module.setdefault(body.api.tree.fullname, []).append(body)
-        self.know(body)
-
-    def know(self, body: Body) -> None:
-        """In the daemon, remember ``body`` for the checks of a display mypy rechecks alone."""
-        if self._daemon:
-            self._known[body.function.fullname] = body
-
-    def finished(self, file: MypyFile) -> tuple[list[Body], set[str]]:
-        """The bodies to read now that ``file`` is checked, and the fullnames of every function the
-        module registered as a node. In the daemon, a recheck of the module's top level alone
-        registers nodes without this moment following: only the ones registered by the module's
-        current checker are read."""
-        pending = self._by_module.pop(file.fullname, [])
-        current = pending[-1].api if pending else None
-        registered = {body.function.fullname for body in pending}
-        return [body for body in pending if body.api is current and body.api.tree is file], registered
-
-    def being_checked(self, api: object) -> Body | None:
-        """The known node body mypy is checking (the daemon)."""
-        if not self._known or not isinstance(api, TypeChecker):
-            return None
-        function = api.scope.current_function()
-        if not isinstance(function, FuncDef):
-            return None
-        body = self._known.get(function.fullname)
-        return body if body is not None and body.function is function else None
-
 
 def is_loose(ret: Type) -> bool:
     """Whether a node's declared return type (coroutines unwrapped) leaves its writes unchecked:
@@ -202,30 +137,6 @@ def definition(node: sites.Node) -> FuncDef | None:
         if isinstance(call, FuncDef):
             return call
     return None
-
-
-@contextmanager
-def reporting_in(api: TypeChecker, defn: FuncDef) -> Iterator[None]:
-    """Report as if mypy were checking ``defn``: the daemon keeps a function's errors with the
-    function (its target), and drops them when it rechecks the function. A function nested in
-    another one belongs to the outer one's target, which is not known here: the module's then."""
-    errors = api.msg.errors
-    saved = errors.scope
-    scope = api.tscope
-    with ExitStack() as stack:
-        errors.scope = scope
-        if scope.module is None:
-            stack.enter_context(scope.module_scope(api.tree.fullname))
-        if scope.function is None:
-            if not isinstance(defn.info, FakeInfo):
-                stack.enter_context(scope.class_scope(defn.info))
-                stack.enter_context(scope.function_scope(defn))
-            elif api.tree.names.get(defn.name) is not None:
-                stack.enter_context(scope.function_scope(defn))
-        try:
-            yield
-        finally:
-            errors.scope = saved
 
 
 def module_of(defn: FuncDef) -> str:
@@ -490,4 +401,3 @@ def dotted(path: str, root: str) -> str:
         if end > 0 and key.isidentifier():
             return f"{root}.{key}{rest[end + 2:]}"
     return path
-

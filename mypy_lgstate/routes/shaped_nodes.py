@@ -28,14 +28,12 @@ something else:
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Final, NamedTuple
 
 from mypy.nodes import (
     ARG_OPT,
     ARG_POS,
-    GDEF,
     CallExpr,
     ClassDef,
     Decorator,
@@ -44,16 +42,14 @@ from mypy.nodes import (
     MemberExpr,
     MypyFile,
     NameExpr,
-    SymbolNode,
-    SymbolTableNode,
     TypeInfo,
-    Var,
 )
 from mypy.options import Options
 from mypy.server.subexpr import get_subexpressions
-from mypy.types import CallableType, Instance, LiteralType
+from mypy.types import CallableType
 
 from mypy_lgstate.routes import bodies, discovery, sites
+from mypy_lgstate.routes.schemas import schema_keys
 
 # Why a node-shaped function is not checked in its own module, as ``lgstate report`` words it ("" when
 # it is: "opaque" ones are checked too, as far as their bodies tell).
@@ -108,7 +104,7 @@ def candidates(file: MypyFile, options: Options) -> list[Candidate]:
             why = "no state class"
         elif defn.fullname in called or (not isinstance(defn.info, FakeInfo) and defn.name in called):
             why = "called"
-        elif not any(key.value in sites.schema_keys(state_class) for key in returned.keys):
+        elif not any(key.value in schema_keys(state_class) for key in returned.keys):
             why = "no field" if returned.displays or returned.items else "opaque"
         else:
             why = "opaque" if returned.opaque else ""

@@ -13,7 +13,7 @@ of the call's own arguments come from the checker's type map, where mypy put the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Final, NamedTuple
 
 from mypy.checker import TypeChecker
@@ -59,12 +59,10 @@ from mypy.types import (
     UnionType,
 )
 
-from mypy_lgstate.checker import channels
-from mypy_lgstate.checker.findings import Findings
-from mypy_lgstate.checker.models import model_fields
 from mypy_lgstate.core.messages import key_part
-from mypy_lgstate.routes import discovery
+from mypy_lgstate.routes import discovery, displays
 from mypy_lgstate.routes.aliases import proper_type
+from mypy_lgstate.routes.schemas import model_fields, schema_items
 
 COMMAND: Final = "langgraph.types.Command"
 OVERWRITE: Final = "langgraph.types.Overwrite"
@@ -188,31 +186,6 @@ def union_items(typ: ProperType) -> Iterator[ProperType]:
         yield typ
 
 
-def graph_channels(schemas: Sequence[TypeInfo]) -> tuple[frozenset[str], str] | None:
-    """The channel names of a graph with these schemas (state first) and the state schema's name;
-    ``None`` when no schema is a known class."""
-    if not schemas:
-        return None
-    names: set[str] = set()
-    for info in schemas:
-        names.update(schema_keys(info))
-    return frozenset(names), schemas[0].name
-
-
-def schema_items(info: TypeInfo) -> list[tuple[str, Type]]:
-    """A schema class's keys with their declared types (a TypedDict's items, a model's or
-    dataclass's fields)."""
-    if info.typeddict_type is not None:
-        return list(info.typeddict_type.items.items())
-    return [(name, var.type) for name, var, _ in model_fields(info) if var.type is not None]
-
-
-def schema_keys(info: TypeInfo) -> list[str]:
-    if info.typeddict_type is not None:
-        return list(info.typeddict_type.items)
-    return [name for name, _, _ in model_fields(info)]
-
-
 def state_schema_of_enclosing_node(api: TypeChecker) -> TypeInfo | None:
     """The declared type of the first parameter of the function being checked, when it is a schema
     class: the state a node reads, used to approximate the graph's derived strict allowlist."""
@@ -267,7 +240,6 @@ CHANNEL_TYPE_WRITERS: Final = {
 }
 
 
-
 class Value(NamedTuple):
     """One value to check at a write site: its path, the expression it came from, and its type."""
 
@@ -314,7 +286,7 @@ def values_of(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
         yield from values_of(expr.else_expr, path, api)
     elif isinstance(expr, (ListComprehension, SetComprehension, DictionaryComprehension)):
         # Inferred where LangGraph expects ``Any`` (``list[Any]``): its items' own types tell.
-        typ = channels.shown_type(expr, api.lookup_type_or_none)
+        typ = displays.shown_type(expr, api.lookup_type_or_none)
         if typ is not None:
             yield Value(path, expr, typ)
     else:
@@ -582,55 +554,3 @@ def _is_top_level(value: Value, root: str) -> bool:
     return value.path == root or (
         root.endswith(".inputs") and value.path[len(root):].strip("[]").isdigit()
     )
-
-
-def naming(findings: Findings, path: str, type_name: str) -> Findings:
-    """``findings`` with the problems found at ``path`` itself naming ``type_name``: a hollow
-    container is reported under the type of the display it stands for."""
-    problems = tuple(
-        problem._replace(type_name=type_name) if problem.path == path else problem
-        for problem in findings.problems
-    )
-    return findings._replace(problems=problems)
-
-
-def outside(findings: Findings, paths: Sequence[str]) -> Findings:
-    """``findings`` without those at or below any of ``paths``."""
-
-    def kept(path: str) -> bool:
-        return not any(
-            path.startswith(dropped) and path[len(dropped):len(dropped) + 1] in ("", ".", "[", "{")
-            for dropped in paths
-        )
-
-    return findings._replace(
-        problems=tuple(p for p in findings.problems if kept(p.path)),
-        user_classes=tuple(c for c in findings.user_classes if kept(c.path)),
-    )
-
-
-def repathed(findings: Findings, move: Callable[[str], str]) -> Findings:
-    """``findings`` with each path replaced by ``move(path)``."""
-    return findings._replace(
-        problems=tuple(p._replace(path=move(p.path)) for p in findings.problems),
-        user_classes=tuple(c._replace(path=move(c.path)) for c in findings.user_classes),
-    )
-
-
-def channel_types(schemas: Sequence[TypeInfo]) -> dict[str, list[Type]]:
-    """The declared type of each channel of a graph with these schemas, by key (a key declared by
-    several schemas has each of their types)."""
-    found: dict[str, list[Type]] = {}
-    for info in schemas:
-        for key, typ in schema_items(info):
-            found.setdefault(key, []).append(typ)
-    return found
-
-
-def rerooted(findings: Findings, old_root: str, new_root: str) -> Findings:
-    """``findings`` with their paths starting at ``new_root`` instead of ``old_root``."""
-
-    def moved(path: str) -> str:
-        return new_root + path[len(old_root):] if path.startswith(old_root) else path
-
-    return repathed(findings, moved)

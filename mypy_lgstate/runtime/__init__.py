@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mypy_lgstate.runtime.project import find_config_file
-from mypy_lgstate.runtime.values import CheckpointValueError, Problem, find_problems
+from mypy_lgstate.runtime.findings import CheckpointValueError, Problem
+from mypy_lgstate.runtime.values import find_problems
 
 if TYPE_CHECKING:
     from mypy_lgstate.runtime.saver import CheckedSaver

@@ -14,22 +14,15 @@ A value is blamed on the task that put it into state: a node that writes back wh
 subgraph's input and what the subgraph writes back are the same object as the first write, found
 in the thread's namespace or its parents' (a subgraph runs in ``parent_node:task_id``).
 
-What the saver's own loads tell: LangGraph's serializer emits an event when it does not rebuild a
-class it stored (strict msgpack blocks a class missing from its allowlist, or a method it does not
-call); a load of this saver that meets one raises, since the graph would go on with raw data.
+A load of this saver raises when the serializer did not rebuild a value it stored (``loading``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import enum
-import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import AsyncIterator, Collection, Iterable, Iterator, Sequence
 from inspect import signature
 from pathlib import Path
 from typing import Any, Final, NamedTuple
@@ -46,16 +39,11 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.types import Interrupt, Send
 
 from mypy_lgstate.core.config import ConfigError, load_config
-from mypy_lgstate.core.messages import allowlist_what_fix, key_part, problem_message
+from mypy_lgstate.core.messages import key_part
+from mypy_lgstate.runtime.loading import listen_to_serde_events, loading
 from mypy_lgstate.runtime.project import find_config_file
-from mypy_lgstate.runtime.values import (
-    ALLOWLIST,
-    LOSSY,
-    CheckpointValueError,
-    Finding,
-    Problem,
-    ValueChecker,
-)
+from mypy_lgstate.runtime.values import ValueChecker
+from mypy_lgstate.runtime.findings import CheckpointValueError, Finding, Problem
 
 # LangGraph's reserved channel and task names (langgraph._internal._constants, a private module).
 _START: Final = "__start__"
@@ -130,7 +118,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             "pickle_fallback": pickle_fallback,
         }
         self.checker = ValueChecker(**self.options)
-        _listen_to_serde_events()
+        listen_to_serde_events()
         # LangGraph passes task_path only to savers whose put_writes takes it.
         self._put_writes_takes_path = "task_path" in signature(saver.put_writes).parameters
         self._aput_writes_takes_path = "task_path" in signature(saver.aput_writes).parameters
@@ -195,11 +183,11 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
     def get_next_version(self, current: Any, channel: None) -> Any:
         return self.saver.get_next_version(current, channel)
 
-    # Loaded through the serializer: what it did not rebuild raises (``_loading``).
+    # Loaded through the serializer: what it did not rebuild raises (``loading``).
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         __tracebackhide__ = True  # pytest: the failure is the stored value, not this frame
-        with _loading(config):
+        with loading(config):
             return self.saver.get_tuple(config)
 
     def list(
@@ -212,7 +200,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
     ) -> Iterator[CheckpointTuple]:
         found = self.saver.list(config, filter=filter, before=before, limit=limit)
         while True:
-            with _loading(config):
+            with loading(config):
                 item = next(found, None)
             if item is None:
                 return
@@ -235,7 +223,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
 
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         __tracebackhide__ = True  # pytest: the failure is the stored value, not this frame
-        with _loading(config):
+        with loading(config):
             return await self.saver.aget_tuple(config)
 
     async def alist(
@@ -248,7 +236,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
     ) -> AsyncIterator[CheckpointTuple]:
         found = self.saver.alist(config, filter=filter, before=before, limit=limit)
         while True:
-            with _loading(config):
+            with loading(config):
                 item = await anext(found, None)
             if item is None:
                 return
@@ -558,87 +546,3 @@ def _send_target(send: Send) -> str:
 
 def _worded(found: list[Finding], root: str) -> list[Problem]:
     return [Problem(root + item.path, item.code, item.message(root)) for item in found]
-
-
-# What the serializer did not rebuild ---------------------------------------------------------------
-
-# The events of the serializer's loads while this saver loads, in this context (None otherwise).
-_load_events: ContextVar[list[Mapping[str, object]] | None] = ContextVar(
-    "lgstate_load_events", default=None
-)
-# msgpack_unregistered_allowed is not used: the class is rebuilt (only strict mode would block it,
-# which the checker's own strict_msgpack rules report at the write).
-_NOT_REBUILT: Final = frozenset({"msgpack_blocked", "msgpack_method_blocked"})
-_listening = False
-
-
-def _listen_to_serde_events() -> None:
-    """Listen, once per process, to the events LangGraph's serializer emits (langgraph-checkpoint
-    4.3 and later; older versions emit none)."""
-    global _listening
-    if _listening:
-        return
-    try:
-        from langgraph.checkpoint.serde.event_hooks import register_serde_event_listener
-    except ImportError:  # pragma: no cover - an older langgraph-checkpoint
-        return
-    register_serde_event_listener(_on_serde_event)
-    _listening = True
-
-
-def _on_serde_event(event: Mapping[str, object]) -> None:
-    collected = _load_events.get()
-    if collected is not None and event.get("kind") in _NOT_REBUILT:
-        collected.append(event)
-
-
-@contextmanager
-def _loading(config: RunnableConfig | None) -> Iterator[None]:
-    """A load of the wrapped saver: raises when the serializer did not rebuild a value it stored,
-    which the graph would otherwise go on with as raw data."""
-    __tracebackhide__ = True
-    events: list[Mapping[str, object]] = []
-    token = _load_events.set(events)
-    try:
-        yield
-    finally:
-        _load_events.reset(token)
-    if events:
-        configurable = (config or {}).get("configurable") or {}
-        thread = configurable.get("thread_id")
-        where = f'a checkpoint of thread "{thread}"' if thread is not None else "a checkpoint"
-        problems = list({_not_rebuilt(event): None for event in events})
-        raise CheckpointValueError(
-            problems, channel=None, node=None, source="", target="",
-            summary=f"Loading {where}: the serializer did not rebuild every value it stored:",
-        )
-
-
-def _not_rebuilt(event: Mapping[str, object]) -> Problem:
-    module, name = str(event.get("module", "")), str(event.get("name", ""))
-    method = event.get("method")
-    if method is not None:
-        what = (
-            f"the checkpoint loader does not call {name}.{method}(), so it comes back as the value"
-            " it was written as"
-        )
-        fix = f"store a value of a class the serializer rebuilds instead of a {name}"
-        return Problem("", LOSSY, problem_message("a stored value", name, what, fix, None))
-    what, fix = allowlist_what_fix(_kind(module, name), f"{module}.{name}")
-    return Problem("", ALLOWLIST, problem_message("a stored value", name, what, fix, None))
-
-
-def _kind(module: str, name: str) -> str:
-    """The kind of class the allowlist message names (the loader imported its module already)."""
-    cls = getattr(sys.modules.get(module), name, None)
-    if not isinstance(cls, type):
-        return "subclass"
-    if issubclass(cls, enum.Enum):
-        return "Enum"
-    if dataclasses.is_dataclass(cls):
-        return "dataclass"
-    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
-        return "NamedTuple"
-    if hasattr(cls, "model_fields"):
-        return "pydantic model"
-    return "subclass"

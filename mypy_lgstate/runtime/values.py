@@ -2,8 +2,9 @@
 
 The plugin decides from declared types; this module decides from the values a graph really writes,
 with the same tables and the same wording. A value's class is looked up by the names mypy gives it
-(``_mypy_fullname``), along its MRO; containers, NamedTuples, enums, dataclasses and pydantic models
-are decided by shape, as ``walker.py`` decides their types. It imports neither mypy nor LangGraph.
+(``classes.mypy_fullname``), along its MRO; containers, NamedTuples, enums, dataclasses and pydantic
+models are decided by shape, as ``walker.py`` decides their types. It imports neither mypy nor
+LangGraph.
 """
 
 from __future__ import annotations
@@ -11,84 +12,26 @@ from __future__ import annotations
 import dataclasses
 import enum
 import pickle
-import sys
-from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any, Final, NamedTuple
+from typing import Any, Final
 
 from mypy_lgstate.core import messages, rules
 from mypy_lgstate.core.config import PROFILES
-from mypy_lgstate.core.messages import allowlist_what_fix, problem_message
+from mypy_lgstate.core.messages import allowlist_what_fix
+from mypy_lgstate.runtime import classes, model_rebuilds
+from mypy_lgstate.runtime.classes import PLAIN, Decision, is_importable, mypy_fullname
+from mypy_lgstate.runtime.findings import (
+    ALLOWLIST,
+    DICT_KEY,
+    LOSSY,
+    UNIMPORTABLE,
+    UNSERIALIZABLE,
+    Finding,
+    Problem,
+)
 
-# The plugin's error codes (``errorcodes.py`` holds them as mypy ``ErrorCode`` objects).
-UNSERIALIZABLE: Final = "lgstate-unserializable"
-LOSSY: Final = "lgstate-lossy"
-DICT_KEY: Final = "lgstate-dict-key"
-UNIMPORTABLE: Final = "lgstate-unimportable"
-ALLOWLIST: Final = "lgstate-allowlist"
-
-_RAISES: Final = "raises TypeError when the checkpoint is written"
-_SERIALIZER: Final = {"json": "the JSON serializer", "msgpack": "the msgpack serializer"}
-# Where a value's runtime class name is not the name mypy (and so ``rules.py``) knows it by.
-_RUNTIME_NAMES: Final = {
-    "builtins.function": "types.FunctionType",
-    "builtins.method": "types.MethodType",
-    "builtins.builtin_function_or_method": "types.BuiltinFunctionType",
-    "builtins.method-wrapper": "types.BuiltinFunctionType",
-    "builtins.wrapper_descriptor": "types.BuiltinFunctionType",
-    "builtins.method_descriptor": "types.BuiltinFunctionType",
-    "builtins.module": "types.ModuleType",
-    "builtins.ellipsis": "types.EllipsisType",
-}
-# Values that every profile keeps as they are: the leaves of most walks, decided without a lookup.
-_PLAIN: Final = frozenset({str, int, float, bool, type(None)})
 # Deeper than this the serializers fail whatever the value (value-dependent, not reported: docs/rules.md).
 _MAX_DEPTH: Final = 200
-
-
-class Problem(NamedTuple):
-    """One value the serializer gets wrong: where it is, the plugin's error code, and the message."""
-
-    path: str
-    code: str
-    message: str
-
-
-class Finding(NamedTuple):
-    """A problem before it is worded: the saver words it again under its own root path."""
-
-    path: str
-    code: str
-    type_name: str
-    what: str
-    fix: str
-
-    def message(self, root: str) -> str:
-        return problem_message(root + self.path, self.type_name, self.what, self.fix, None)
-
-
-class CheckpointValueError(TypeError):
-    """A value that will not survive the checkpoint, found before the serializer saw it.
-
-    A ``TypeError``, as the serializer's own failure is: code that handles one handles the other.
-    """
-
-    def __init__(
-        self,
-        problems: list[Problem],
-        *,
-        channel: str | None,
-        node: str | None,
-        source: str,
-        target: str,
-        summary: str | None = None,
-    ) -> None:
-        self.problems = problems
-        self.channel = channel  # None for a value the serializer did not rebuild at a load
-        self.node = node  # the node that wrote the value, when LangGraph tells
-        lines = [summary or f"{source} wrote {target} that will not survive the checkpoint:"]
-        lines += [f"  {problem.message}  [{problem.code}]" for problem in problems]
-        super().__init__("\n".join(lines))
 
 
 def find_problems(
@@ -117,21 +60,6 @@ def find_problems(
     ]
 
 
-def _mypy_fullname(cls: type) -> str:
-    module = cls.__module__
-    if module.startswith("pathlib."):  # Python 3.13 defines the path classes in pathlib._local
-        module = "pathlib"
-    name = f"{module}.{cls.__qualname__}"
-    return _RUNTIME_NAMES.get(name, name)
-
-
-def _is_importable(cls: type) -> bool:
-    """Whether the loader, which looks ``cls`` up as ``__name__`` in module ``__module__``, finds
-    ``cls`` itself (not a class defined in a function, nor another class of the same name)."""
-    module = sys.modules.get(cls.__module__)
-    return module is not None and getattr(module, cls.__name__, None) is cls
-
-
 # The roles LangChain makes a message of, in a ``(role, content)`` tuple (``convert_to_messages``).
 MESSAGE_ROLES: Final = frozenset(
     {"human", "user", "ai", "assistant", "system", "developer", "function", "tool"}
@@ -147,29 +75,6 @@ def _message_like(item: object) -> bool:
 
 def _key_repr(key: object) -> str:
     return messages.key_part(key) if type(key) is str else f"[{key!r}]"
-
-
-# How a class is walked, decided once per class.
-_LEAF: Final = "leaf"
-_LIST: Final = "list"
-_DICT: Final = "dict"
-_TUPLE: Final = "tuple"
-_NAMED_TUPLE: Final = "named tuple"
-_SET: Final = "set"
-_DEQUE: Final = "deque"
-_ENUM: Final = "enum"
-_MODEL: Final = "model"
-_DATACLASS: Final = "dataclass"
-_RULE: Final = "rule"
-_CLASS_OBJECT: Final = "class object"
-
-
-class _Decision(NamedTuple):
-    kind: str
-    rule: rules.TypeRule | None = None
-    rule_name: str = ""  # the row's name
-    exact: bool = True  # the class is the row's own, not a subclass of it
-    back_as: str = ""  # for a dict or list subclass: the plain type it comes back as
 
 
 class ValueChecker:
@@ -192,8 +97,8 @@ class ValueChecker:
         self.derived: frozenset[tuple[str, ...]] = frozenset()
         self.safe_types = frozenset(safe_types)
         self.pickle = profile == "msgpack" and pickle_fallback
-        self.serializer = _SERIALIZER[profile]
-        self._decisions: dict[type, _Decision] = {}
+        self.serializer = messages.SERIALIZERS[profile]
+        self._decisions: dict[type, Decision] = {}
         self._importable_classes: dict[type, bool] = {}
 
     def allow_derived(self, entries: Iterable[tuple[str, ...]]) -> None:
@@ -218,7 +123,7 @@ class ValueChecker:
         checkpoint, where the channel's value is checked (a channel without such a reducer holds
         the tuple there, and it is reported then). ``graph_input``: ``value`` is a graph's input,
         each item of a dict being such a write (LangGraph's first step writes it to the channels)."""
-        if type(value) in _PLAIN:
+        if type(value) in PLAIN:
             return []
         if whole_channel and type(value) is bytearray and self.profile == "msgpack":
             back_as, fix = messages.WHOLE_BYTEARRAY_LOSSY
@@ -249,11 +154,11 @@ class ValueChecker:
     def _walk_write(self, value: object, path: str, found: list[Finding]) -> None:
         """A value written to a channel (``check(write=True)``)."""
         if type(value) is not list:
-            if type(value) not in _PLAIN:
+            if type(value) not in PLAIN:
                 self._walk(value, path, False, found, set(), 0)
             return
         for index, item in enumerate(value):
-            if type(item) not in _PLAIN and not _message_like(item):
+            if type(item) not in PLAIN and not _message_like(item):
                 self._walk(item, f"{path}[{index}]", False, found, {id(value)}, 1)
 
     def _walk(
@@ -266,13 +171,15 @@ class ValueChecker:
         depth: int,
     ) -> None:
         cls = type(value)
-        if cls in _PLAIN:
+        if cls in PLAIN:
             return
         decision = self._decisions.get(cls)
         if decision is None:
-            decision = self._decisions[cls] = self._decide(cls)
+            decision = self._decisions[cls] = classes.decide(
+                cls, profile=self.profile, strict=self.strict, safe_types=self.safe_types
+            )
         kind = decision.kind
-        if kind == _LEAF:
+        if kind == classes.LEAF:
             return
         if depth > _MAX_DEPTH or id(value) in open_ids:
             return  # too deep, or a cycle: both fail whatever the types (value-dependent)
@@ -286,7 +193,7 @@ class ValueChecker:
         self,
         value: Any,
         cls: type,
-        decision: _Decision,
+        decision: Decision,
         path: str,
         in_model_value: bool,
         found: list[Finding],
@@ -296,110 +203,60 @@ class ValueChecker:
         kind = decision.kind
 
         def walk(item: object, item_path: str, below_model: bool = in_model_value) -> None:
-            if type(item) not in _PLAIN:
+            if type(item) not in PLAIN:
                 self._walk(item, item_path, below_model, found, open_ids, depth)
 
-        if kind == _LIST:
+        if kind == classes.LIST:
             for index, item in enumerate(value):
                 walk(item, f"{path}[{index}]")
-        elif kind == _DICT:
+        elif kind == classes.DICT:
             self._keys(value, cls.__name__, path, found)
             for key, item in value.items():
                 walk(item, path + _key_repr(key))
-        elif kind == _TUPLE:
+        elif kind == classes.TUPLE:
             if self.profile == "json" or not in_model_value:
-                self._lossy(found, path, cls.__name__, "list", "store a list and declare it as list[...]")
+                self._verdict(found, path, cls.__name__, rules.TUPLE_AS_LIST)
             for index, item in enumerate(value):
                 walk(item, f"{path}[{index}]")
-        elif kind == _NAMED_TUPLE:
+        elif kind == classes.NAMED_TUPLE:
             if self.profile == "json":
-                self._lossy(found, path, cls.__name__, "list", "store value._asdict() (a dict)")
+                self._verdict(found, path, cls.__name__, rules.NAMED_TUPLE_AS_LIST)
             else:
                 self._importable(cls, path, in_model_value, found)
                 self._user_class(cls, "NamedTuple", path, in_model_value, found)
             for name in value._fields:
                 walk(getattr(value, name), f"{path}.{name}")
-        elif kind == _SET:
+        elif kind == classes.SET:
             self._set(value, cls, path, in_model_value, found, walk)
-        elif kind == _DEQUE:
+        elif kind == classes.DEQUE:
             if self.profile == "json":
                 self._raises(found, path, cls.__name__, "store a list instead")
             for index, item in enumerate(value):
                 walk(item, f"{path}[{index}]")
-        elif kind == _ENUM:
+        elif kind == classes.ENUM:
             self._enum(value, cls, path, in_model_value, found)
-        elif kind == _MODEL:
+        elif kind == classes.MODEL:
             self._model(value, cls, path, in_model_value, found, walk)
-        elif kind == _DATACLASS:
+        elif kind == classes.DATACLASS:
             self._dataclass(value, cls, path, in_model_value, found, walk)
-        elif kind == _CLASS_OBJECT:
-            if self.profile == "msgpack" and _defaults_only(value):
+        elif kind == classes.CLASS_OBJECT:
+            if self.profile == "msgpack" and classes.defaults_only(value):
                 self._lossy(found, path, f"type[{value.__name__}]", *messages.DATACLASS_CLASS_LOSSY)
             else:
                 self._raises(found, path, f"type[{value.__name__}]", rules.CLASS_FIX)
         else:
             self._rule(value, cls, decision, path, in_model_value, found, walk)
 
-    def _decide(self, cls: type) -> _Decision:
-        mro = [_mypy_fullname(base) for base in cls.__mro__]
-        if self.safe_types and any(name in self.safe_types for name in mro):
-            return _Decision(_LEAF)
-        if issubclass(cls, type):
-            return _Decision(_CLASS_OBJECT)
-        if cls is list:
-            return _Decision(_LIST)
-        if cls is dict:
-            return _Decision(_DICT)
-        if cls is set or cls is frozenset:
-            return _Decision(_SET)
-        if cls is deque:
-            return _Decision(_DEQUE)
-        if cls is tuple:
-            return _Decision(_TUPLE)
-        if issubclass(cls, enum.Enum):
-            return _Decision(_ENUM)
-        if issubclass(cls, tuple) and hasattr(cls, "_fields"):
-            return _Decision(_NAMED_TUPLE)
-        for base, name in zip(cls.__mro__, mro):
-            rule = rules.TYPE_RULES.get(name)
-            if rule is not None:
-                decision = _Decision(_RULE, rule, name, exact=base is cls)
-                if self._rule_findings_are_fixed(decision, cls):
-                    verdict = rule.verdict(self.profile, exact=base is cls)
-                    if verdict.outcome == "ok":
-                        return _Decision(_LEAF)
-                return decision
-        if any(name in rules.PYDANTIC_MODELS for name in mro):
-            return _Decision(_MODEL)
-        if dataclasses.is_dataclass(cls):
-            return _Decision(_DATACLASS)
-        if issubclass(cls, dict):
-            return _Decision(_RULE, back_as="dict")
-        if issubclass(cls, list):
-            return _Decision(_RULE, back_as="list")
-        return _Decision(_RULE)
-
-    def _rule_findings_are_fixed(self, decision: _Decision, cls: type) -> bool:
-        """Whether a row's verdict is all there is to say about a class (no strict-mode extras)."""
-        if self.profile != "msgpack":
-            return True
-        if decision.rule_name in rules.LANGCHAIN_MODELS:
-            return _mypy_fullname(cls) in rules.STRICT_SAFE_CLASSES
-        if decision.rule_name in rules.SECRET_TYPES:
-            return not self.strict
-        if decision.rule_name in rules.REBUILT_BY_CLASS_NAME and not decision.exact:
-            return not self.strict
-        return True
-
     # Verdicts ---------------------------------------------------------------------------------
 
     def _raises(self, found: list[Finding], path: str, type_name: str, fix: str) -> None:
-        found.append(Finding(path, UNSERIALIZABLE, type_name, f"{self.serializer} {_RAISES}", fix))
+        what = messages.raises_what(self.serializer)
+        found.append(Finding(path, UNSERIALIZABLE, type_name, what, fix))
 
     def _lossy(
         self, found: list[Finding], path: str, type_name: str, back_as: str, fix: str
     ) -> None:
-        what = f"{self.serializer} writes it, but it comes back as {back_as}"
+        what = messages.lossy_what(self.serializer, back_as)
         found.append(Finding(path, LOSSY, type_name, what, fix))
 
     def _verdict(
@@ -414,7 +271,7 @@ class ValueChecker:
         self,
         value: Any,
         cls: type,
-        decision: _Decision,
+        decision: Decision,
         path: str,
         in_model_value: bool,
         found: list[Finding],
@@ -426,7 +283,7 @@ class ValueChecker:
                 self._raises(found, path, name, rules.KEEP_OUT)
                 return
             back_as = decision.back_as
-            self._lossy(found, path, name, back_as, f"store a plain {back_as} and declare it as such")
+            self._verdict(found, path, name, rules.container_subclass(back_as))
             if back_as == "dict":
                 self._keys(value, name, path, found)
                 for key, item in value.items():
@@ -441,7 +298,7 @@ class ValueChecker:
         if decision.rule_name in rules.LANGCHAIN_MODELS:
             # LangChain's own classes are loaded without an allowlist entry; a user's subclass is
             # an ordinary pydantic model to the loader.
-            if _mypy_fullname(cls) not in rules.STRICT_SAFE_CLASSES:
+            if mypy_fullname(cls) not in rules.STRICT_SAFE_CLASSES:
                 self._importable(cls, path, in_model_value, found)
                 self._user_class(cls, "pydantic model", path, in_model_value, found)
         elif decision.rule_name in rules.SECRET_TYPES:
@@ -459,12 +316,10 @@ class ValueChecker:
         walk: Callable[..., None],
     ) -> None:
         if self.profile == "json":
-            self._raises(found, path, cls.__name__, "store a sorted list instead")
+            self._verdict(found, path, cls.__name__, rules.JSON_SET)
             for item in value:
                 walk(item, f"{path}[]")
             return
-        # The loader rebuilds a set from its items; tuples come back as lists, which are not
-        # hashable, so the whole set comes back as the list of lists that was written.
         has_tuple = False
         for item in value:
             if type(item) is tuple:
@@ -474,11 +329,7 @@ class ValueChecker:
             else:
                 walk(item, f"{path}[]")
         if has_tuple and not in_model_value:
-            found.append(Finding(
-                path, LOSSY, cls.__name__,
-                f"{self.serializer} writes it, but it comes back as a list of lists",
-                "store a list of lists and rebuild the set of tuples when you read it",
-            ))
+            self._verdict(found, path, cls.__name__, rules.TUPLES_IN_SET)
 
     def _keys(self, mapping: Any, type_name: str, path: str, found: list[Finding]) -> None:
         worst: tuple[rules.Verdict, object] | None = None
@@ -494,9 +345,9 @@ class ValueChecker:
             return
         verdict, key = worst
         if verdict.outcome == "raises":
-            what = f"{self.serializer} {_RAISES}"
+            what = messages.raises_what(self.serializer)
         else:
-            what = f"{self.serializer} writes it, but the keys come back as {verdict.back_as}"
+            what = messages.lossy_keys_what(self.serializer, verdict.back_as)
         key_type = "None" if key is None else type(key).__name__
         found.append(Finding(path, DICT_KEY, f"{type_name}[{key_type}, ...]", what, verdict.fix))
 
@@ -506,24 +357,24 @@ class ValueChecker:
         cls = type(key)
         if cls is tuple:
             if self.profile == "json":
-                return rules.raises("use str keys, e.g. the parts joined into one str")
+                return rules.JSON_TUPLE_KEY
             inner = [self._key_verdict(part) for part in key]  # type: ignore[attr-defined]
             bad = [verdict for verdict in inner if verdict.outcome != "ok"]
             return bad[0] if bad else rules.OK
         if (
             self.safe_types
             and self.profile != "json"  # json.dumps never calls a serializer's hook for a key
-            and any(_mypy_fullname(b) in self.safe_types for b in cls.__mro__)
+            and any(mypy_fullname(b) in self.safe_types for b in cls.__mro__)
         ):
             return rules.OK
         if issubclass(cls, enum.Enum):
             if self.profile == "msgpack":
-                return rules.lossy("the members' values", "use member.value as the key")
+                return rules.MSGPACK_ENUM_KEY
             if issubclass(cls, (str, int, float)):
-                return rules.lossy("the members' values as str", "use str(member.value) as the key")
-            return rules.raises("use member.value as the key")
+                return rules.JSON_VALUE_ENUM_KEY
+            return rules.JSON_ENUM_KEY
         table = rules.JSON_KEY_RULES if self.profile == "json" else rules.MSGPACK_KEY_RULES
-        verdict = table.get(_mypy_fullname(cls))
+        verdict = table.get(mypy_fullname(cls))
         if verdict is not None:
             return verdict
         subclasses = (
@@ -531,10 +382,10 @@ class ValueChecker:
             else rules.MSGPACK_SUBCLASS_KEY_RULES
         )
         for base in cls.__mro__[1:]:
-            found = subclasses.get(_mypy_fullname(base))
+            found = subclasses.get(mypy_fullname(base))
             if found is not None:
                 return found
-        return rules.raises("use str keys")
+        return rules.OTHER_KEY
 
     # Classes ----------------------------------------------------------------------------------
 
@@ -542,7 +393,7 @@ class ValueChecker:
         self, value: Any, cls: type, path: str, in_model_value: bool, found: list[Finding]
     ) -> None:
         if self.profile == "json":
-            fix = f"store member.value and rebuild it with {cls.__name__}(value)"
+            fix = messages.enum_json_fix(cls.__name__)
             for mixin, back_as in ((str, "str"), (int, "int"), (float, "float")):
                 if issubclass(cls, mixin):
                     self._lossy(found, path, cls.__name__, back_as, fix)
@@ -566,21 +417,18 @@ class ValueChecker:
         payload = "its value" if issubclass(cls, enum.Enum) else "a plain dict"
         if "." in cls.__qualname__:
             where = "a function body" if "<locals>" in cls.__qualname__ else "a class body"
-            what = f"it is defined in {where}, so the checkpoint loader cannot re-import it"
+            reason = f"it is defined in {where}"
         else:  # made by type(), or shadowed by another class of the same name
-            what = (
-                f"module {cls.__module__} has no class {cls.__name__} of its own, so the checkpoint"
-                " loader cannot re-import it"
-            )
+            reason = f"module {cls.__module__} has no class {cls.__name__} of its own"
         found.append(Finding(
-            path, UNIMPORTABLE, cls.__name__, f"{what}: it comes back as {payload}",
-            f"move class {cls.__name__} to the top level of module {cls.__module__}",
+            path, UNIMPORTABLE, cls.__name__, messages.unimportable_what(reason, payload),
+            messages.move_to_top_level_fix(cls.__name__, cls.__module__),
         ))
 
     def _is_importable(self, cls: type) -> bool:
         importable = self._importable_classes.get(cls)
         if importable is None:
-            importable = self._importable_classes[cls] = _is_importable(cls)
+            importable = self._importable_classes[cls] = is_importable(cls)
         return importable
 
     def _user_class(
@@ -628,7 +476,7 @@ class ValueChecker:
                 walk(extra, extra_path, False)
         if in_model_value:
             return
-        if any(_mypy_fullname(base) == rules.PYDANTIC_ROOT_MODEL for base in cls.__mro__):
+        if any(mypy_fullname(base) == rules.PYDANTIC_ROOT_MODEL for base in cls.__mro__):
             root = getattr(value, "root", None)
             if isinstance(root, dict):
                 if not root or "root" in root:  # no keywords, or one pydantic takes as the root
@@ -653,93 +501,8 @@ class ValueChecker:
         self._importable(cls, path, False, found)
         self._user_class(cls, "pydantic model", path, False, found)
         if hasattr(cls, "model_fields"):  # pydantic.v1 models have none of this
-            self._rebuilt(value, cls, fields, path, found)
-
-    def _rebuilt(
-        self, value: Any, cls: type, fields: dict[str, Any], path: str, found: list[Finding]
-    ) -> None:
-        """What the loader's ``cls(**model_dump())`` makes of a model whose class body changes
-        the round trip (what the plugin reads from the class body, ``model_facts.py``)."""
-        name = cls.__name__
-        for private, declared in (getattr(cls, "__private_attributes__", None) or {}).items():
-            attribute = getattr(value, private, None)
-            if _is_default(attribute, declared):
-                continue  # the loader's new instance gets the same value
-            self._lossy(
-                found, f"{path}.{private}", type(attribute).__name__,
-                *messages.PRIVATE_ATTRIBUTE_LOSSY,
-            )
-        decorators = getattr(cls, "__pydantic_decorators__", None)
-        if decorators is not None and decorators.model_serializers:
-            self._lossy(found, path, name, *messages.MODEL_SERIALIZER_LOSSY)
-            return
-        config = getattr(cls, "model_config", None) or {}
-        by_name = bool(config.get("populate_by_name") or config.get("validate_by_name"))
-        by_alias = bool(config.get("serialize_by_alias"))  # model_dump() writes the aliases
-
-        def aliased(field_name: str, field: Any) -> bool:
-            """Whether ``cls(field_name=...)`` misses the field."""
-            if by_alias:
-                return False
-            if field.alias is not None and field.alias != field_name:
-                return True
-            validation = field.validation_alias
-            if validation is None:
-                return False
-            if isinstance(validation, str):
-                return validation != field_name
-            return field_name not in (getattr(validation, "choices", None) or ())
-
-        reason = next(
-            (
-                messages.aliased_field_fallback(field_name)
-                for field_name, field in fields.items()
-                if aliased(field_name, field) and field.is_required() and not by_name
-            ),
-            None,
-        ) or next(
-            (
-                messages.json_field_fallback(field_name)
-                for field_name, field in fields.items()
-                if any(_is_json_marker(item) for item in field.metadata)
-            ),
-            None,
-        ) or next(
-            (
-                messages.excluded_field_fallback(field_name)
-                for field_name, field in fields.items()
-                if field.exclude is True and field.is_required()
-            ),
-            None,
-        )
-        if reason is None and config.get("extra") == "forbid" and getattr(
-            cls, "model_computed_fields", None
-        ):
-            reason = messages.FORBIDDEN_COMPUTED_FALLBACK
-        if reason is None and config.get("strict"):
-            reason = next(
-                (
-                    messages.strict_field_fallback(field_name)
-                    for field_name in fields
-                    if _strict_rejects(getattr(value, field_name, None))
-                ),
-                None,
-            )
-        if reason is not None:
-            if reason.startswith("required") or any(
-                _needs_validation(getattr(value, field_name, None)) for field_name in fields
-            ):
-                self._lossy(found, path, name, *messages.fallback_lossy(reason))
-            return
-        for field_name, field in fields.items():
-            if field.exclude is True:
-                back_as, fix = messages.EXCLUDED_FIELD_LOSSY
-            elif aliased(field_name, field) and not by_name:
-                back_as, fix = messages.ALIASED_FIELD_LOSSY
-            else:
-                continue
-            field_value = getattr(value, field_name, None)
-            self._lossy(found, f"{path}.{field_name}", type(field_value).__name__, back_as, fix)
+            for loss in model_rebuilds.losses(value, cls, fields, path):
+                self._lossy(found, loss.path, loss.type_name, loss.back_as, loss.fix)
 
     def _dataclass(
         self,
@@ -779,63 +542,12 @@ class ValueChecker:
             walk(getattr(value, field.name, None), f"{path}.{field.name}")
 
 
-# dataclasses marks an InitVar pseudo-field so; ``fields()`` leaves them out.
-_INIT_VAR: Final = getattr(dataclasses, "_FIELD_INITVAR", object())
-
-
-def _is_default(value: object, declared: Any) -> bool:
-    try:
-        return bool(value == declared.get_default())
-    except Exception:  # a default factory or __eq__ of the user's that fails: assume changed
-        return False
-
-
-def _defaults_only(cls: type) -> bool:
-    """A dataclass (not a pydantic model) whose fields all have a plain default: msgpack writes its
-    class object as a dict of them."""
-    if not dataclasses.is_dataclass(cls) or hasattr(cls, "model_fields"):
-        return False
-    return all(field.default is not dataclasses.MISSING for field in dataclasses.fields(cls))
-
-
-def _is_json_marker(item: object) -> bool:
-    """pydantic's ``Json`` in a field's metadata (the class itself, or ``Json[...]``'s instance)."""
-    cls = item if isinstance(item, type) else type(item)
-    return cls.__name__ == "Json" and cls.__module__ == "pydantic.types"
-
-
-def _strict_rejects(value: object) -> bool:
-    """Whether ``strict=True`` rejects what ``value`` is written as: a tuple comes back as a list, a
-    dataclass as a dict (a nested model is validated by its own configuration)."""
-    return _rebuilt_differently(value, models=False)
-
-
-def _needs_validation(value: object) -> bool:
-    """Whether ``value`` changes in a model built without validation from its ``model_dump()``:
-    nested models and dataclasses are dicts there, tuples are lists."""
-    return _rebuilt_differently(value, models=True)
-
-
-def _rebuilt_differently(value: object, *, models: bool, depth: int = 0) -> bool:
-    """Whether ``value`` holds a tuple or a dataclass (and, with ``models``, a pydantic model),
-    which a model's ``model_dump()`` writes as a list or a dict."""
-    if depth > 4 or type(value) in _PLAIN:
-        return False
-    if hasattr(type(value), "model_fields"):
-        return models
-    if isinstance(value, tuple) or dataclasses.is_dataclass(value):
-        return True
-    if isinstance(value, dict):
-        items: Iterable[object] = value.values()
-    elif isinstance(value, (list, set, frozenset, deque)):
-        items = value
-    else:
-        return False
-    return any(_rebuilt_differently(item, models=models, depth=depth + 1) for item in items)
-
-
 def _name_part(arg: object) -> str:
     """A PascalCase name for a type argument, for the concrete subclass a fix suggests."""
     if isinstance(arg, type):
         return arg.__name__[:1].upper() + arg.__name__[1:]
     return "Item"
+
+
+# dataclasses marks an InitVar pseudo-field so; ``fields()`` leaves them out.
+_INIT_VAR: Final = getattr(dataclasses, "_FIELD_INITVAR", object())

@@ -1,6 +1,6 @@
 """Whether a value loaded from a checkpoint is a value of the type today's code declares for it.
 
-Each declared type is compiled once into a ``Node`` tree (``compile_type``), which then checks any
+Each declared type is compiled once into a ``Node`` tree (``compiler.py``), which then checks any
 number of loaded values without looking at the type again. A node reports ``Mismatch``es: where the
 value parts from the declaration (a path such as ``["items"][2].sku``, and its pattern
 ``["items"][].sku``, which names the same place in every thread), and how:
@@ -20,18 +20,15 @@ It imports neither mypy nor LangGraph.
 
 from __future__ import annotations
 
-import collections.abc
 import dataclasses
-from collections.abc import Iterable, Mapping
 import enum
-import types
 import typing
-from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, NamedTuple, Union, cast
 
 import typing_extensions
 
-from mypy_lgstate.core import messages, rules
+from mypy_lgstate.core import messages
 
 # A path as the walk builds it: ``(parent, kind, key)`` links, formatted only for a mismatch.
 # kinds: "k" a declared key, "m" a mapping's item, "i" a sequence item, "t" a fixed tuple item,
@@ -299,8 +296,8 @@ class _FieldsNode(Node):
     """A class checked field by field; its fields are compiled on first use (classes may be
     recursive)."""
 
-    def __init__(self, compiler: Compiler, cls: type) -> None:
-        self.compiler = compiler
+    def __init__(self, compile_field: Callable[[Any], Node], cls: type) -> None:
+        self.compile_field = compile_field
         self.cls = cls
         self._fields: dict[str, Node] | None = None
 
@@ -308,7 +305,7 @@ class _FieldsNode(Node):
         if self._fields is None:
             self._fields = {}  # a recursive class meets itself: nothing more to check there
             self._fields = {
-                name: self.compiler.compile(hint) for name, hint in _class_hints(self.cls).items()
+                name: self.compile_field(hint) for name, hint in _class_hints(self.cls).items()
             }
         return self._fields
 
@@ -394,8 +391,8 @@ class ClassNode(_FieldsNode):
 
 
 class TypedDictNode(_FieldsNode):
-    def __init__(self, compiler: Compiler, cls: type) -> None:
-        super().__init__(compiler, cls)
+    def __init__(self, compile_field: Callable[[Any], Node], cls: type) -> None:
+        super().__init__(compile_field, cls)
         self.required = required_keys(cls)
 
     def check(self, value: Any, path: Path, out: list[Mismatch], depth: int) -> None:
@@ -431,131 +428,8 @@ class LibraryClassNode(Node):
 
 
 _ABSENT: Final = object()
-_SEQUENCE_ORIGINS: Final = {
-    list: (list,),
-    collections.abc.Sequence: (collections.abc.Sequence,),
-    collections.abc.MutableSequence: (collections.abc.MutableSequence,),
-    set: (set,),
-    frozenset: (frozenset,),
-    collections.abc.Set: (collections.abc.Set,),
-    collections.abc.MutableSet: (collections.abc.MutableSet,),
-    deque: (deque,),
-    collections.abc.Iterable: (collections.abc.Iterable,),
-    collections.abc.Collection: (collections.abc.Collection,),
-}
-_MAPPING_ORIGINS: Final = {
-    dict: (dict,),
-    collections.abc.Mapping: (collections.abc.Mapping,),
-    collections.abc.MutableMapping: (collections.abc.MutableMapping,),
-}
-# PEP 484's numeric tower: a bool where int is declared, an int where float is.
-_PROMOTED: Final = {float: (float, int), complex: (complex, float, int)}
-_LIBRARY_CLASSES: Final = frozenset(
-    tuple(name.rsplit(".", 1)) for name in rules.LANGCHAIN_MODELS
-)
-
-
-class Compiler:
-    """Compiles declared types into nodes, each type once."""
-
-    def __init__(self) -> None:
-        self._nodes: dict[Any, Node] = {}
-
-    def compile(self, declared: Any) -> Node:
-        try:
-            node = self._nodes.get(declared)
-        except TypeError:  # an unhashable annotation (Annotated metadata holding a dict)
-            return self._compile(declared)
-        if node is None:
-            node = self._compile(declared)
-            self._nodes[declared] = node
-        return node
-
-    def _compile(self, declared: Any) -> Node:
-        origin = typing.get_origin(declared)
-        args = typing.get_args(declared)
-        if origin in (typing.Annotated, typing_extensions.Annotated):
-            return self.compile(args[0])
-        if origin in _WRAPPERS:
-            return self.compile(args[0]) if args else ANY
-        if declared in (Any, object, typing_extensions.Any) or isinstance(declared, typing.TypeVar):
-            return ANY
-        if declared is None or declared is type(None):
-            return InstanceNode(None, (type(None),))
-        if hasattr(declared, "__supertype__") and not isinstance(declared, type):  # NewType
-            return self.compile(declared.__supertype__)
-        if origin in (Union, types.UnionType):
-            members = [self.compile(arg) for arg in args]
-            if any(member is ANY for member in members):
-                return ANY
-            return UnionNode(declared, members)
-        if origin in (typing.Literal, typing_extensions.Literal):
-            return LiteralNode(declared, args)
-        if origin is tuple:
-            if len(args) == 2 and args[1] is Ellipsis:
-                return TupleNode(declared, None, self.compile(args[0]))
-            if args == ((),):
-                return TupleNode(declared, [], None)
-            if not args:
-                return InstanceNode(declared, (tuple,))
-            return TupleNode(declared, [self.compile(arg) for arg in args], None)
-        if origin in _SEQUENCE_ORIGINS:
-            item = self.compile(args[0]) if args else ANY
-            return CollectionNode(declared, _SEQUENCE_ORIGINS[origin], item)
-        if origin in _MAPPING_ORIGINS:
-            key = self.compile(args[0]) if args else ANY
-            item = self.compile(args[1]) if len(args) > 1 else ANY
-            return MappingNode(declared, _MAPPING_ORIGINS[origin], key, item)
-        if origin is not None:  # another generic: its class, when it is one
-            if isinstance(origin, type) and not _is_protocol(origin):
-                return self._compile(origin)
-            return ANY
-        if isinstance(declared, typing.ForwardRef) or isinstance(declared, str):
-            return ANY  # an annotation that did not resolve: nothing to compare with
-        if not isinstance(declared, type):
-            return ANY
-        return self._compile_class(declared)
-
-    def _compile_class(self, cls: type) -> Node:
-        if cls in _SEQUENCE_ORIGINS:
-            return CollectionNode(cls, _SEQUENCE_ORIGINS[cls], ANY)
-        if cls in _MAPPING_ORIGINS:
-            return MappingNode(cls, _MAPPING_ORIGINS[cls], ANY, ANY)
-        if cls is tuple:
-            return InstanceNode(cls, (tuple,))
-        if cls in _PROMOTED:
-            return InstanceNode(cls, _PROMOTED[cls])
-        if typing_extensions.is_typeddict(cls):
-            return TypedDictNode(self, cls)
-        if any((base.__module__, base.__name__) in _LIBRARY_CLASSES for base in cls.__mro__):
-            return LibraryClassNode(cls)
-        if _is_protocol(cls) or cls is type:
-            return ANY
-        stored_by_name = (
-            issubclass(cls, enum.Enum)
-            or dataclasses.is_dataclass(cls)
-            or (issubclass(cls, tuple) and hasattr(cls, "_fields"))
-            or hasattr(cls, "__pydantic_validator__")
-        )
-        if stored_by_name:
-            return ClassNode(self, cls)
-        return InstanceNode(cls, (cls,))
-
-
-_WRAPPERS: Final = {
-    origin
-    for name in ("Required", "NotRequired", "ReadOnly", "ClassVar", "Final")
-    for origin in (getattr(typing, name, None), getattr(typing_extensions, name, None))
-    if origin is not None
-}
-
-
 def _accepts_str(node: Node) -> bool:
     return isinstance(node, InstanceNode) and str in node.exact
-
-
-def _is_protocol(cls: type) -> bool:
-    return bool(getattr(cls, "_is_protocol", False))
 
 
 def _class_hints(cls: type) -> dict[str, Any]:

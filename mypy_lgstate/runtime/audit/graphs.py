@@ -20,7 +20,8 @@ from typing import Any, NamedTuple
 
 import typing_extensions
 
-from mypy_lgstate.runtime.audit.conformance import ANY, Compiler, Node, required_keys
+from mypy_lgstate.runtime.audit.compiler import Compiler
+from mypy_lgstate.runtime.audit.conformance import ANY, Node, required_keys
 
 
 class AuditInputError(Exception):

@@ -24,7 +24,7 @@ from typing import Any, Final, NamedTuple
 from mypy_lgstate.core import config as lgconfig
 from mypy_lgstate.runtime.audit import wording
 from mypy_lgstate.runtime.audit.checkpoints import CHECKPOINT, Auditor
-from mypy_lgstate.runtime.audit.conformance import Compiler
+from mypy_lgstate.runtime.audit.compiler import Compiler
 from mypy_lgstate.runtime.audit.graphs import (
     AuditInputError,
     GraphSpec,

@@ -1,8 +1,9 @@
 """The audit's messages: what the resumed graph will see, and how to fix or migrate it.
 
-They say what ``lgstate-drift`` says of the same change (docs/errors/lgstate-drift.md), about the
-data actually stored: a message names the place by its pattern (``["items"][].sku``), the same in
-every thread, so that one problem in 4,000 threads is one message. Measured with langgraph 1.2
+They say what ``lgstate-drift`` says of the same change (docs/errors/lgstate-drift.md), in the same
+phrases (``core/drift_messages.py``), about the data actually stored: a message names the place by
+its pattern (``["items"][].sku``), the same in every thread, so that one problem in 4,000 threads is
+one message. Measured with langgraph 1.2
 (``tests/test_audit_scenarios.py`` resumes each case): a TypedDict state is handed to nodes as
 stored; a pydantic state is validated (``State(**values)``) before each node, and a value that does
 not validate raises ``ValidationError`` there; a dataclass state is built with ``State(**values)``
@@ -15,7 +16,8 @@ import enum
 import json
 from typing import Any, Final
 
-from mypy_lgstate.core.messages import allowlist_what_fix, key_part
+from mypy_lgstate.core import drift_messages as drift
+from mypy_lgstate.core.messages import allowlist_what_fix, key_part, move_to_top_level_fix
 from mypy_lgstate.runtime.audit import stored as why
 from mypy_lgstate.runtime.audit.conformance import Mismatch, type_name
 
@@ -43,7 +45,7 @@ class Place:
     def resume_outcome(self) -> str:
         """What resuming does with a top-level value that does not fit its declaration."""
         if self.state_kind == "pydantic model":  # a pending write is validated once applied
-            return f"resuming the thread raises ValidationError when LangGraph builds {self.state} for the next node"
+            return f"resuming the thread {drift.next_node_raises('ValidationError', self.state)}"
         return "the resumed graph gets it as it was stored"
 
 
@@ -65,15 +67,13 @@ def dropped(path: str, place: Place) -> str:
 
 
 def missing_channel(path: str, place: Place) -> str:
-    if place.state_kind == "pydantic model":
-        effect = f"resuming the thread raises ValidationError when LangGraph builds {place.state} for the next node"
-        fix = "give the field a default"
-    elif place.state_kind == "dataclass":
-        effect = f"resuming the thread raises TypeError when LangGraph builds {place.state} for the next node"
+    if place.state_kind in ("pydantic model", "dataclass"):
+        error = drift.rebuild_error(place.state_kind)
+        effect = f"resuming the thread {drift.next_node_raises(error, place.state)}"
         fix = "give the field a default"
     else:
         effect = f'a node that reads state["{place.channel}"] raises KeyError'
-        fix = f"declare it NotRequired[...] and handle its absence, {_MIGRATE}"
+        fix = f"{drift.NOT_REQUIRED_FIX}, {_MIGRATE}"
     return (
         f'{path} is missing: the checkpoint holds no value for channel "{place.channel}", which'
         f" {place.state} requires, and {effect}. Fix: {fix}"
@@ -99,26 +99,23 @@ def mismatch(path: str, found: Mismatch, place: Place) -> tuple[str, str]:
         if _is_model(found.declared):
             return MISSING, (
                 f"{path} is missing: the stored {found.owner} has no value for required field"
-                f' "{key}", so the loader falls back to {found.owner}.model_construct(), and reading'
-                f' the field raises AttributeError. Fix: give it a default, or fill it in for old'
-                ' values in a model_validator(mode="before")'
+                f' "{key}", so {drift.model_construct_unread(found.owner)}.'
+                f" Fix: {drift.FILL_IN_FIX}"
             )
         return MISSING, (
             f'{path} is missing: the stored value has no key "{key}", which {found.owner} requires,'
-            f" and reading it raises KeyError. Fix: declare it NotRequired[...] and handle its"
-            f" absence, {_MIGRATE}"
+            f" and reading it raises KeyError. Fix: {drift.NOT_REQUIRED_FIX}, {_MIGRATE}"
         )
     if found.kind == FALLBACK:
         return FALLBACK, (
             f"{path} no longer validates in {found.owner} ({found.detail}): the loader falls back to"
             f" {found.owner}.model_construct(), so the resumed graph gets a {found.owner} holding"
-            ' the stored value unvalidated. Fix: convert old values in a model_validator(mode="before"),'
-            " or widen the type"
+            f" the stored value unvalidated. Fix: {drift.MODEL_VALIDATOR_FIX}"
         )
     top = path == _top(place)
     outcome = place.resume_outcome() if top else "the resumed graph gets it as it was stored"
     if top and place.state_kind == "pydantic model":
-        fix = 'convert old values in a field_validator(mode="before"), or widen the type'
+        fix = drift.FIELD_VALIDATOR_FIX
     else:
         fix = f"widen the type to accept old values and convert them where the state is read, {_MIGRATE}"
     owner = found.owner or place.state
@@ -145,13 +142,13 @@ def class_mismatch(
                 where = f"module {stored[0]} under another name"
             return UNIMPORTABLE, (
                 f"{path} was stored as {pair}, which the loader cannot import: class {name} is"
-                f" defined in {where}, so the resumed graph gets {payload}. Fix: move class {name}"
-                f" to the top level of module {stored[0]}"
+                f" defined in {where}, so the resumed graph gets {payload}. Fix:"
+                f" {move_to_top_level_fix(name, stored[0])}"
             )
         return UNIMPORTABLE, (
             f"{path} was stored as {pair}, which no longer imports: the resumed graph gets"
-            f" {payload} where {name} is declared. Fix: keep the class importable under its old"
-            f" name (in {stored[0]}: {stored[1]} = {name}), {_MIGRATE}"
+            f" {payload} where {name} is declared. Fix:"
+            f" {drift.keep_importable_fix(stored[0], stored[1], name)}, {_MIGRATE}"
         )
     if explained.why == why.NOT_ALLOWED:
         assert stored is not None
@@ -164,8 +161,8 @@ def class_mismatch(
         value = _literal(explained.value)
         return ENUM, (
             f"{path} holds {value}, which is no longer a value of {name}: the resumed graph gets"
-            f" the bare value {value} ({type(explained.value).__name__}), not a {name}. Fix: keep"
-            f" a member with the value {value} (an alias name is enough), {_MIGRATE}"
+            f" the bare value {value} ({type(explained.value).__name__}), not a {name}. Fix:"
+            f" {drift.keep_member_fix(value)}, {_MIGRATE}"
         )
     if explained.why == why.INLINE:
         value = _literal(explained.value)
@@ -179,15 +176,15 @@ def class_mismatch(
     if explained.why == why.MISSING_FIELDS:
         fields = ", ".join(f'"{field}"' for field in explained.fields)
         return MISSING, (
-            f"{path} has no value for required field {fields} of {name}: {name}(**fields) raises"
-            f" TypeError, and the loader returns a plain dict instead. Fix: give it a default, {_MIGRATE}"
+            f"{path} has no value for required field {fields} of {name}:"
+            f" {drift.rebuild_rejected(name)}. Fix: give it a default, {_MIGRATE}"
         )
     if explained.why == why.UNEXPECTED_FIELDS:
         fields = ", ".join(f'"{field}"' for field in explained.fields)
         return FALLBACK, (
-            f"{path} holds field {fields}, which {name} no longer has: {name}(**fields) raises"
-            f" TypeError, and the loader returns a plain dict instead. Fix: keep {fields} with a"
-            f" default until old threads are gone, {_MIGRATE}"
+            f"{path} holds field {fields}, which {name} no longer has:"
+            f" {drift.rebuild_rejected(name)}. Fix: keep {fields} with a default until old threads"
+            f" are gone, {_MIGRATE}"
         )
     if explained.why == why.REJECTED:
         return FALLBACK, (

@@ -1,15 +1,11 @@
-"""Checkpoint coverage for ``lgstate report`` and the coverage line of ``lgstate check``: what the
+"""Checkpoint coverage, for ``lgstate report`` and the coverage line of ``lgstate check``: what the
 checks saw, graph by graph.
 
 ``checks.recorder`` holds a ``CoverageRecorder`` during the command line's own build (and ``None`` in
 mypy runs). The checks tell it about each ``StateGraph(...)`` call, each node registered with
 ``add_node`` / ``add_sequence`` and each write-site argument, at the moment they check them, so the
-report lists exactly what ``lgstate check`` checks, by the same rules.
-
-A node is *checked* from its declared return type, or from its *body* once the checks have read it
-(``NodeRecord.read``); else it is *unchecked* or *opaque*, with a reason in words the user can act on
-and a category (a key of ``NOT_CHECKED``) that the coverage line counts it under (a new kind of
-reason adds a row there).
+report lists exactly what ``lgstate check`` checks, by the same rules. Why each node is checked or
+not is worded by ``node_status``; the report's formats are the command line's (``cli/report.py``).
 
 A graph is the ``StateGraph(...)`` call; a node belongs to the graph assigned to the variable its
 ``add_node`` is called on (``builder = StateGraph(State)``). A node added to a builder that no checked
@@ -19,61 +15,26 @@ type, and a graph input (``graph.invoke(...)``) names its graph by its state sch
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
-from typing import Any, Final, Literal, NamedTuple
+from collections.abc import Sequence
+from typing import Any, Final, NamedTuple
 
 from mypy.checker import TypeChecker
-from mypy.messages import format_type_bare
-from mypy.nodes import (
-    GDEF,
-    LDEF,
-    CallExpr,
-    Decorator,
-    Expression,
-    MemberExpr,
-    NameExpr,
-    RefExpr,
-    TypeInfo,
-    Var,
-)
+from mypy.nodes import GDEF, LDEF, CallExpr, Expression, MemberExpr, NameExpr, TypeInfo, Var
 from mypy.plugin import FunctionContext, MethodContext
-from mypy.types import AnyType, Instance, Type, TypedDictType, TypeOfAny, get_proper_type
+from mypy.types import Instance, Type, TypedDictType, get_proper_type
 
 from mypy_lgstate.core.libraries import is_library
-from mypy_lgstate.routes import bodies, discovery, exported, shaped_nodes, sites
-
-# "checked": from its declared return type; "body": from what its body returns (``bodies``).
-NodeStatus = Literal["checked", "body", "unchecked", "opaque"]
-NODE_STATUSES: Final[tuple[NodeStatus, ...]] = ("checked", "body", "unchecked", "opaque")
-
-
-class Category(NamedTuple):
-    """How the coverage line counts the nodes of one kind that are not checked."""
-
-    one: str  # after "1"
-    many: str  # after any other count
-
-
-# Why nodes are not checked, by category: the coverage line reads "not checked: 3 defined in another
-# module, 1 compiled subgraph". In the order the line lists them.
-NOT_CHECKED: Final[dict[str, Category]] = {
-    "wrapper": Category("through an Any-typed wrapper", "through an Any-typed wrapper"),
-    "other module": Category("defined in another module", "defined in another module"),
-    "unannotated": Category("unannotated", "unannotated"),
-    "built elsewhere": Category(
-        "returning a dict built elsewhere", "returning a dict built elsewhere"
-    ),
-    "loose": Category("typed loosely, with no body to read", "typed loosely, with no body to read"),
-    "unread": Category("whose body was not read", "whose body was not read"),
-    "library": Category("of an installed library", "of installed libraries"),
-    "any": Category("typed Any", "typed Any"),
-    "subgraph": Category("compiled subgraph", "compiled subgraphs"),
-    "prebuilt": Category("prebuilt node", "prebuilt nodes"),
-    "runnable": Category("Runnable", "Runnables"),
-    "no signature": Category("with no call signature", "with no call signature"),
-}
-
+from mypy_lgstate.routes import discovery, exported, sites
+from mypy_lgstate.routes.node_status import (
+    DECLARE,
+    NODE_STATUSES,
+    NOT_CHECKED,
+    NodeStatus,
+    declared_return,
+    node_status,
+    through,
+)
+from mypy_lgstate.routes.schemas import graph_channels
 
 # The schema roles of the type arguments of ``StateGraph[S, C, I, O]`` (C, the context, is never
 # checkpointed).
@@ -194,9 +155,9 @@ class CoverageRecorder:
         For a node to read from its body (``from_body``), returns its ``NodeRecord``: it stays
         unchecked ("its body was not read") until the checks say they read it."""
         api = _checker(ctx)
-        status, reason, category = _node_status(node, return_type, api, from_body, elsewhere)
+        status, reason, category = node_status(node, return_type, api, from_body, elsewhere)
         if reason is not None:
-            reason += _through(node)
+            reason += through(node)
         location = _location(api, ctx.context.line)
         key: GraphKey | None
         graph_type: Type
@@ -217,8 +178,8 @@ class CoverageRecorder:
         graph.nodes[(location, node.name)] = entry
         if not from_body:
             return None
-        declared = _declared(return_type, api)
-        return NodeRecord(graph.nodes, (location, node.name), declared, _through(node))
+        declared = declared_return(return_type, api)
+        return NodeRecord(graph.nodes, (location, node.name), declared, through(node))
 
     def write_site(
         self,
@@ -233,7 +194,7 @@ class CoverageRecorder:
         api = _checker(ctx)
         graph = None
         if isinstance(ctx, MethodContext):  # a compiled graph's input: the receiver names the graph
-            graph = _class_name(schemas[0]) if schemas else None
+            graph = class_name(schemas[0]) if schemas else None
         location = _location(api, value.line)
         if _is_command(value):
             # invoke(Command(resume=...)): the Command's own arguments are its write sites, recorded
@@ -369,10 +330,10 @@ def _new_graph(
     # none (a builder from a factory).
     other = ("middleware",) if given else ("graph",)
     schemas = tuple(
-        Schema(_class_name(info), roles.get(info.fullname, other), _module_file(api, info))
+        Schema(class_name(info), roles.get(info.fullname, other), _module_file(api, info))
         for info in infos
     )
-    channels = sites.graph_channels(infos)
+    channels = graph_channels(infos)
     names = tuple(sorted(channels[0])) if channels is not None else ()
     return GraphCoverage(declared_at, schemas, names)
 
@@ -452,7 +413,7 @@ def _location(api: TypeChecker, line: int) -> Location:
     return Location(api.msg.errors.simplify_path(api.path), line)
 
 
-def _class_name(info: TypeInfo) -> str:
+def class_name(info: TypeInfo) -> str:
     # mypy names a class defined in a function ``module.Name@line``; the report shows ``module.Name``.
     return info.fullname.partition("@")[0]
 
@@ -505,7 +466,7 @@ class NodeRecord:
     def read(self, any_values: int = 0) -> None:
         """The body's returned values were checked; ``any_values`` of them are typed ``Any``, which
         the checks trust (``lgstate-any`` reports them when it is enabled)."""
-        typed_any = f", {_plural(any_values, 'value')} typed Any" if any_values else ""
+        typed_any = f", {plural(any_values, 'value')} typed Any" if any_values else ""
         self._nodes[self._key] = self._nodes[self._key]._replace(
             status="body", reason=f"read from its body{typed_any}{self._through}", category=None,
             any_values=any_values,
@@ -515,295 +476,12 @@ class NodeRecord:
         """The body does not tell what the node returns: it returns a dict built elsewhere."""
         reason = (
             f"{self._declared}, and its body returns a dict built elsewhere: return a dict display"
-            f' ({{"key": value}}) or {_DECLARE}{self._through}'
+            f' ({{"key": value}}) or {DECLARE}{self._through}'
         )
         self._nodes[self._key] = self._nodes[self._key]._replace(
             status="unchecked", reason=reason, category="built elsewhere"
         )
 
 
-_DECLARE: Final = "declare its update type (a TypedDict)"
-
-
-def _declared(return_type: Type | None, api: TypeChecker) -> str:
-    proper = get_proper_type(return_type) if return_type is not None else None
-    if proper is None or isinstance(proper, AnyType) and proper.type_of_any == TypeOfAny.unannotated:
-        return "has no return type"
-    return f'returns "{format_type_bare(proper, api.options)}"'
-
-
-def _through(node: sites.Node) -> str:
-    """``add_node("n", traced(fn))``: the node is ``fn`` (``builders.registered_node``)."""
-    if node.through is None:
-        return ""
-    return f" ({node.through}, whose result is typed Any)"
-
-
-def _node_status(
-    node: sites.Node,
-    return_type: Type | None,
-    api: TypeChecker,
-    from_body: bool,
-    elsewhere: exported.Elsewhere | None,
-) -> tuple[NodeStatus, str | None, str | None]:
-    if return_type is None:
-        return ("opaque", *_opaque_reason(node, api))
-    if from_body:
-        return "body", None, None  # unchecked until read (NodeRecord)
-    if elsewhere is not None and not elsewhere.recorded.why:
-        return "body", f"read from its body, in {elsewhere.path}", None
-    if not sites.update_shape(return_type, node.name).untyped:
-        return "checked", None, None
-    declared = _declared(return_type, api)
-    if elsewhere is not None:
-        why = elsewhere.recorded.why
-        reason = f"{declared}, and its body in {elsewhere.path} is not read: {shaped_nodes.WHY[why]}"
-        return "unchecked", reason, "unannotated" if why == "untyped" else "other module"
-    defn = bodies.definition(node)
-    module = bodies.module_of(defn) if defn is not None else None
-    if module is not None and module != api.tree.fullname:
-        file = api.modules.get(module)
-        if file is None or is_library(file.path):
-            return "unchecked", f"{declared}, and its body is in an installed library", "library"
-        path = api.msg.errors.simplify_path(file.path)
-        reason = (
-            f"{declared}, and its body in {path} is not read: name its first parameter state,"
-            f" or {_DECLARE}"
-        )
-        return "unchecked", reason, "other module"
-    if defn is None and _defined_elsewhere(node, api):
-        reason = (
-            f"{declared}, and it is defined in another module, whose body is not read here:"
-            f" {_DECLARE}, or define it in the module that adds it"
-        )
-        return "unchecked", reason, "other module"
-    if defn is not None and defn.is_dynamic() and not api.options.check_untyped_defs:
-        return "unchecked", f"{declared}: {shaped_nodes.WHY['untyped']}", "unannotated"
-    reason = f"{declared}, and no body of it can be read: {_DECLARE}"
-    return "unchecked", reason, "loose"
-
-
-def _defined_elsewhere(node: sites.Node, api: TypeChecker) -> bool:
-    """Whether the node is defined in another module than the one that adds it, by the name it is
-    added under (``Nodes.static``, ``nodes.cached`` wrapped by ``functools.lru_cache``), which may
-    name no function definition."""
-    expr = node.expr
-    if isinstance(expr, RefExpr) and expr.fullname:
-        return not expr.fullname.startswith(api.tree.fullname + ".")
-    if isinstance(expr, MemberExpr) and isinstance(expr.expr, RefExpr):
-        owner = expr.expr.node  # a class's method: Nodes.static
-        return isinstance(owner, TypeInfo) and owner.module_name != api.tree.fullname
-    return False
-
-
-def _opaque_reason(node: sites.Node, api: TypeChecker) -> tuple[str, str]:
-    """Why a node's return type cannot be read, and its category."""
-    proper = get_proper_type(node.type)
-    if isinstance(proper, Instance) and proper.type.has_base(discovery.RUNNABLE):
-        name = proper.type.fullname
-        if name.startswith("langgraph.prebuilt."):
-            return f"a prebuilt node ({proper.type.name})", "prebuilt"
-        if name.startswith(("langgraph.graph.state.Compiled", "langgraph.pregel.")):
-            return "a compiled subgraph: its own nodes are listed under its graph", "subgraph"
-        return f'a Runnable ("{format_type_bare(node.type, api.options)}")', "runnable"
-    if isinstance(proper, AnyType):
-        wrapper = _wrapper_name(node.expr)
-        if wrapper is not None:
-            return (
-                f"{wrapper}, whose result is typed Any, so what the node writes is not known: type"
-                f" {wrapper.split()[-1]} to return what it wraps (Callable[P, R] of its argument),"
-                " or add the function itself",
-                "wrapper",
-            )
-        return "typed Any, so what the node writes is not known: give it a type", "any"
-    shown = format_type_bare(node.type, api.options)
-    return f'its type "{shown}" is not a callable with a signature', "no signature"
-
-
-def _wrapper_name(expr: Expression | None) -> str | None:
-    """How a node typed Any came from a function: ``registered through traced_node()`` for
-    ``traced_node(fn)``, ``decorated with @traced`` for a function so decorated."""
-    if isinstance(expr, CallExpr) and isinstance(expr.callee, (NameExpr, MemberExpr)):
-        return f"registered through {expr.callee.name}()"
-    target = expr.node if isinstance(expr, RefExpr) else None
-    if isinstance(target, Decorator) and target.original_decorators:
-        decorator = target.original_decorators[0]
-        if isinstance(decorator, CallExpr):
-            decorator = decorator.callee
-        if isinstance(decorator, (NameExpr, MemberExpr)):
-            return f"decorated with @{decorator.name}"
-    return None
-
-
-# Rendering --------------------------------------------------------------------------------------
-
-
-def as_json(recorder: CoverageRecorder, findings: int) -> str:
-    return json.dumps(_as_data(recorder, findings), indent=2)
-
-
-def _as_data(recorder: CoverageRecorder, findings: int) -> dict[str, Any]:
-    return {
-        "graphs": [
-            {
-                "state": graph.state,
-                "declared_at": graph.declared_at._asdict() if graph.declared_at else None,
-                "schemas": [
-                    {"class": s.fullname, "roles": list(s.roles), "file": s.file}
-                    for s in graph.schemas
-                ],
-                "channels": list(graph.channels),
-                "nodes": [
-                    {
-                        "name": node.name,
-                        **node.location._asdict(),
-                        "status": node.status,
-                        "reason": node.reason,
-                        "category": node.category,
-                        "values_typed_any": node.any_values,
-                    }
-                    for node in _sorted_nodes(graph)
-                ],
-                "unresolved": list(graph.unresolved),
-                "nodes_checked": graph.checked(),
-                "nodes_total": len(graph.nodes),
-            }
-            for graph in recorder.sorted_graphs()
-        ],
-        "write_sites": [
-            {
-                "site": site.site,
-                **site.location._asdict(),
-                "graph": site.graph,
-                "unresolved": site.unresolved,
-            }
-            for site in recorder.sorted_write_sites()
-        ],
-        "totals": recorder.totals(findings),
-        "coverage": recorder.coverage().data(),
-    }
-
-
-def as_text(recorder: CoverageRecorder, findings: int) -> str:
-    lines: list[str] = []
-    graphs = recorder.sorted_graphs()
-    for graph in graphs:
-        lines.append(f"graph {_graph_title(graph)}")
-        for schema in graph.schemas:
-            where = f" ({schema.file})" if schema.file else ""
-            lines.append(f"  {'/'.join(schema.roles)} schema: {schema.fullname}{where}")
-        lines.append(f"  channels: {', '.join(graph.channels) or '(none known)'}")
-        for node in _sorted_nodes(graph):
-            reason = f": {node.reason}" if node.reason else ""
-            lines.append(
-                f"  {node.status:<9} node {node.name} ({_at(node.location)}){reason}"
-            )
-        lines.extend(f"  unresolved: {reason}" for reason in graph.unresolved)
-        if not graph.nodes and not graph.unresolved:
-            lines.append(f"  {_no_nodes(graph, graphs)}")
-        lines.append(f"  nodes checked {graph.checked()}/{len(graph.nodes)}")
-        lines.append("")
-    write_sites = recorder.sorted_write_sites()
-    if write_sites:
-        lines.append("write sites")
-        for site in write_sites:
-            written = f" (graph {site.graph})" if site.graph else _unknown_graph(site)
-            lines.append(f"  {site.site} ({_at(site.location)}){written}")
-        lines.append("")
-    lines.append(_totals_line(recorder.totals(findings)))
-    return "\n".join(lines)
-
-
-def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
-    lines = ["# Checkpoint coverage", ""]
-    graphs = recorder.sorted_graphs()
-    for graph in graphs:
-        lines += [f"## Graph {_graph_title(graph)}", ""]
-        lines += ["| schema | role | file |", "|---|---|---|"]
-        lines += [
-            f"| `{s.fullname}` | {', '.join(s.roles)} | {s.file or ''} |" for s in graph.schemas
-        ]
-        channels = ", ".join(f"`{channel}`" for channel in graph.channels) or "(none known)"
-        lines += ["", f"Channels: {channels}", ""]
-        if graph.nodes:
-            lines += ["| node | status | where | why |", "|---|---|---|---|"]
-            lines += [
-                f"| `{node.name}` | {node.status} | {_at(node.location)} | {node.reason or ''} |"
-                for node in _sorted_nodes(graph)
-            ]
-            lines.append("")
-        if graph.unresolved:
-            lines += [*(f"- Unresolved: {reason}" for reason in graph.unresolved), ""]
-        elif not graph.nodes:
-            no_nodes = _no_nodes(graph, graphs)
-            lines += [f"{no_nodes[0].upper()}{no_nodes[1:]}.", ""]
-        lines += [f"Nodes checked {graph.checked()}/{len(graph.nodes)}", ""]
-    write_sites = recorder.sorted_write_sites()
-    if write_sites:
-        lines += ["## Write sites", "", "| site | where | graph |", "|---|---|---|"]
-        lines += [
-            f"| `{site.site}` | {_at(site.location)} |"
-            f" {f'`{site.graph}`' if site.graph else _unknown_graph(site).strip()} |"
-            for site in write_sites
-        ]
-        lines.append("")
-    lines += ["## Totals", "", _totals_line(recorder.totals(findings))]
-    return "\n".join(lines)
-
-
-def _no_nodes(graph: GraphCoverage, graphs: list[GraphCoverage]) -> str:
-    """Why a graph lists no node (one needs a node to compile). Nodes added by a function the
-    builder is passed to are recorded under that function's parameter, which joins this entry only
-    when it is its state's one graph: the entry they are listed under, when there is one."""
-    elsewhere = [
-        other for other in graphs
-        if other.declared_at is None and other.state == graph.state and other.nodes
-    ]
-    if elsewhere:
-        return (
-            "no nodes found here: the nodes of a builder of this state that is passed to a"
-            f" function are listed under graph {_graph_title(elsewhere[0])}"
-        )
-    if graph.state is not None and graph.state.startswith("langchain.agents."):
-        # create_agent's own nodes (the model, the tools) are LangChain's, and write messages.
-        return "no middleware hooks: the agent's own nodes are LangChain's"
-    return "no nodes found: no add_node call on this builder in the checked code"
-
-
-def _unknown_graph(site: WriteSite) -> str:
-    return f" (graph unknown: {site.unresolved})" if site.unresolved else ""
-
-
-def _graph_title(graph: GraphCoverage) -> str:
-    declared = graph.declared_at
-    where = f" ({_at(declared)})" if declared else " (no StateGraph(...) call in the checked code)"
-    return f"{graph.state or '(unknown state)'}{where}"
-
-
-def _sorted_nodes(graph: GraphCoverage) -> list[NodeCoverage]:
-    return sorted(graph.nodes.values(), key=lambda node: (node.location, node.name))
-
-
-def _at(location: Location) -> str:
-    return f"{location.file}:{location.line}"
-
-
-def _totals_line(totals: dict[str, int]) -> str:
-    checked = totals["checked"] + totals["body"]
-    return (
-        f"{_plural(totals['graphs'], 'graph')}, nodes checked {checked}/{totals['nodes']}"
-        f" (from bodies {totals['body']}, unchecked {totals['unchecked']},"
-        f" opaque {totals['opaque']}),"
-        f" {_plural(totals['write_sites'], 'write site')}, {_plural(totals['findings'], 'finding')}"
-    )
-
-
-def _plural(count: int, noun: str) -> str:
+def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-FORMATS: Final[dict[str, Callable[[CoverageRecorder, int], str]]] = {
-    "text": as_text,
-    "json": as_json,
-    "markdown": as_markdown,
-}

@@ -8,7 +8,7 @@ the user's code, for nothing. A field declares its own channel only as ``Annotat
 ``Annotated[T, SomeChannel]`` (the only form the plugin reads, and the one LangGraph documents), so
 a module that imports no ``Annotated`` and nothing of LangGraph or LangChain declares none: its
 models and dataclasses have the channels their bases declare, and the plugin need not read them.
-Its TypedDicts are still read (``channels.record_module``), because their bases are known from
+Its TypedDicts are still read (``channel_specs.record_module``), because their bases are known from
 their syntax alone.
 
 The gate reads the module's import statements, which only a module just checked has (a module
