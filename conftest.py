@@ -62,6 +62,18 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[library_caches.SESSION_VARIABLE] = _session_directory(config, "lgstate-libraries-")
 
 
+# The files whose tests do not depend on mypy's version: the runtime twin's, the audit's, the
+# package's layout. A test in them that runs mypy says so (``@pytest.mark.uses_mypy``).
+MYPY_INDEPENDENT_FILES = ("test_*runtime*.py", "test_audit_*.py", "test_layers.py", "test_digest.py")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m selects by the marks
+def pytest_itemcollected(item: pytest.Item) -> None:
+    if item.path.parent.name == "tests" and any(item.path.match(p) for p in MYPY_INDEPENDENT_FILES):
+        if item.get_closest_marker("uses_mypy") is None:
+            item.add_marker(pytest.mark.mypy_independent)
+
+
 @pytest.hookimpl(trylast=True)  # after -k and the other selections: a batch holds what will run
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     from pytest_mypy_plugins.item import YamlTestItem

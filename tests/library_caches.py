@@ -69,8 +69,8 @@ def library_options(config: str | None) -> str:
     """The part of a configuration (ini text; ``None``: no configuration file) that can change
     mypy's cache of the libraries: every section but the plugin's own, less the options that only
     say what to check and where the cache goes, as one canonical string."""
-    if config is None:
-        return "no configuration file"
+    if config is None:  # the same options as a file that sets none of them
+        return ""
     parser = _parsed(config)
     return "\n".join(
         f"[{section}] {name} = {value}"

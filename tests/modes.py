@@ -9,7 +9,9 @@ as exact sorted lines: the same text whatever the mode.
 - ``Project.mypy`` runs ``python -m mypy`` on ``pkg`` and returns the sorted diagnostics;
   ``Project.copy`` gives a copy with its cache, for a test that starts warm.
 - ``Daemon`` runs ``dmypy run`` on a project; ``running`` stops it after a fixture, whatever happens.
-  The daemon keeps no cache (it builds from scratch when it starts).
+  The daemon keeps no cache (it builds from scratch when it starts, about ten seconds), so the
+  daemon scenarios of a test file share one daemon where they can: each starts from
+  ``Project.restore``, which the daemon follows like any other edit.
 
 Every write moves the file's mtime forward by two seconds, so that mypy and dmypy (which look at
 mtime and size before the content) never miss an edit.
@@ -106,6 +108,16 @@ class Project:
         """A copy with its cache (``copytree`` keeps mtimes, so the cache stays valid)."""
         shutil.copytree(self.root, root)
         return Project(root, self.clock, self.sources)
+
+    def restore(self) -> None:
+        """Every file back to how it was first written, and the files added since removed: an
+        edit like any other, for the next scenario of a daemon that keeps running."""
+        for name, text in self.sources.items():
+            if self.read(name) != text:
+                self.write(name, text)
+        for path in sorted((self.root / "pkg").rglob("*.py")):
+            if path.relative_to(self.root).as_posix() not in self.sources:
+                path.unlink()
 
     def read(self, name: str) -> str:
         return (self.root / name).read_text()

@@ -157,9 +157,16 @@ def test_parallel_runs(cold: Project, tmp_path: Path) -> None:
     assert project.mypy("-n", "2") == NO_REDUCER
 
 
+@pytest.fixture(scope="module")
+def module_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    yield from running(create(tmp_path_factory.mktemp("daemon") / "project"))
+
+
 @pytest.fixture
-def daemon(tmp_path: Path) -> Iterator[Daemon]:
-    yield from running(create(tmp_path / "project"))
+def daemon(module_daemon: Daemon) -> Daemon:
+    """The module's daemon, its project as it was first written."""
+    module_daemon.project.restore()
+    return module_daemon
 
 
 def test_daemon_follows_edits_to_each_module(daemon: Daemon) -> None:

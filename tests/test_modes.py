@@ -228,10 +228,17 @@ def start_daemon(root: Path, *, state_classes: bool) -> Iterator[Daemon]:
     yield from running(create(root, "msgpack", state_classes=state_classes))
 
 
+@pytest.fixture(scope="module")
+def module_daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    yield from start_daemon(tmp_path_factory.mktemp("daemon") / "project", state_classes=False)
+
+
 @pytest.fixture
-def daemon(tmp_path: Path) -> Iterator[Daemon]:
-    """A daemon on the project without ``state_classes`` (see the last test)."""
-    yield from start_daemon(tmp_path / "project", state_classes=False)
+def daemon(module_daemon: Daemon) -> Daemon:
+    """The module's daemon on the project without ``state_classes`` (see the last test), the
+    project as it was first written."""
+    module_daemon.project.restore()
+    return module_daemon
 
 
 @pytest.fixture

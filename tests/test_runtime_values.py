@@ -422,6 +422,7 @@ def _plugin_messages(root: Path, profile: str) -> dict[str, set[tuple[str, str]]
     return found
 
 
+@pytest.mark.uses_mypy
 @pytest.mark.parametrize("profile", ["json", "msgpack"])
 def test_same_codes_and_words_as_the_plugin(tmp_path: Path, profile: str) -> None:
     (tmp_path / "parity_states.py").write_text(textwrap.dedent(_PARITY_MODULE))
