@@ -64,7 +64,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 # The files whose tests do not depend on mypy's version: the runtime twin's, the audit's, the
 # package's layout. A test in them that runs mypy says so (``@pytest.mark.uses_mypy``).
-MYPY_INDEPENDENT_FILES = ("test_*runtime*.py", "test_audit_*.py", "test_layers.py", "test_digest.py")
+MYPY_INDEPENDENT_FILES = (
+    "test_*runtime*.py", "test_audit_*.py", "test_layers.py", "test_digest.py", "test_benchmark_layouts.py",
+)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m selects by the marks

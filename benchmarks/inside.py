@@ -9,8 +9,8 @@ mypy's own ``api.run``, in a process whose plugin class has a timer around its h
 a hook runs), ``report_config_data`` (the records written with each module's cache),
 ``get_additional_indirect_deps`` (the end-of-module checks) and the hook lookups; a collection that
 starts inside one of them counts as garbage collection, not as its time. It prints the median of
-each over the runs. ``--source`` measures another copy of the package (a compiled one,
-``compiled.py``). ``run.py`` measures the whole run against plain mypy; this says which part of the
+each over the runs. ``--source`` measures another copy of the package (for instance a
+``git archive`` of a commit). ``run.py`` measures the whole run against plain mypy; this says which part of the
 plugin's share is which.
 """
 
