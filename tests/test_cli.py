@@ -583,6 +583,37 @@ def test_fail_under_fails_below_the_share_of_nodes_checked(tmp_path: Path, cache
     assert (result.returncode, result.stdout.splitlines()[-1]) == (0, "nodes checked 0/0 (from bodies 0)")
 
 
+@pytest.mark.parametrize(
+    ("nodes", "checked", "threshold", "line"),
+    [
+        # 14 of 17 is 82.35...%, shown 82.4%: not under 82.4, as coverage.py compares its total.
+        (17, 14, "82.4", None),
+        (17, 14, "82.36", "82.35% of the graph nodes are checked, less than --fail-under 82.36"),
+        (17, 14, "82.5", "82.4% of the graph nodes are checked, less than --fail-under 82.5"),
+        # Only every node is 100: 9,999 of 10,000 is shown with the decimals that say so.
+        (10_000, 9_999, "100", "99.99% of the graph nodes are checked, less than --fail-under 100"),
+        (3, 3, "100", None),
+    ],
+)
+def test_fail_under_compares_the_share_as_it_is_shown(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    nodes: int,
+    checked: int,
+    threshold: str,
+    line: str | None,
+) -> None:
+    from mypy_lgstate.cli import check
+
+    covered = Coverage(nodes, checked, 0, {"loose": nodes - checked} if nodes > checked else {}, 0)
+    outcome = mypy_build.Outcome([], 1, None, LGStateConfig(), lambda name: False)
+    monkeypatch.setattr(check, "run_mypy", lambda *args, **kwargs: outcome)
+    monkeypatch.setattr(check.CoverageRecorder, "coverage", lambda self: covered)
+    status = cli.main(["check", "-q", "--fail-under", threshold])
+    err = capsys.readouterr().err
+    assert (status, err) == ((0, "") if line is None else (1, f"lgstate: {line}\n"))
+
+
 # One class, graphs in two files and in its own: plain mypy reports it once in each file (each file's
 # diagnostics depend only on it and its imports); lgstate check reports the problem once.
 SHARED_STATE = """\
