@@ -308,7 +308,24 @@ def test_usage_errors(store: str) -> None:
     status, _, err = run(store, *GRAPH, "--", "--strict")
     assert status == 2 and err.splitlines()[-1] == "lgstate audit: error: unrecognized arguments: -- --strict"
     status, _, err = run(store)
-    assert status == 2 and "the following arguments are required: --graph" in err
+    assert status == 2 and err.splitlines()[-1] == (
+        "lgstate audit: error: the following arguments are required: --graph"
+    )
+    # An unknown option is named first, even when the required arguments are missing too: it may be
+    # a misspelled one (--graphs).
+    for args, unknown in (
+        (["--frobnicate"], "--frobnicate"),
+        (["--graphs", "app:builder"], "--graphs"),  # app:builder is taken as the STORE
+        ([store, "--frobnicate"], "--frobnicate"),
+    ):
+        status, _, err = run(*args)
+        assert (status, err.splitlines()[-1]) == (
+            2, f"lgstate audit: error: unrecognized arguments: {unknown}"
+        ), args
+    status, _, err = run()
+    assert status == 2 and err.splitlines()[-1] == (
+        "lgstate audit: error: the following arguments are required: STORE, --graph"
+    )
 
 
 class _Terminal(io.StringIO):
