@@ -290,6 +290,18 @@ def test_bad_input_is_one_line_and_exit_2(store: str, store_arg: str, graph: str
     assert (status, out, err) == (2, "", line + "\n")
 
 
+def test_postgres_without_its_driver_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line that works: mypy-lgstate itself is on no registry (``mypy-lgstate[audit]`` would not
+    install), the drivers are."""
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg raises ImportError
+    status, out, err = run("postgresql://audit@/shop", *GRAPH)
+    assert (status, out) == (2, "")
+    assert err.startswith(
+        "lgstate: postgresql://audit@/shop: reading PostgreSQL needs langgraph-checkpoint-postgres"
+        " and psycopg (pip install langgraph-checkpoint-postgres 'psycopg[binary]'): "
+    )
+
+
 def test_a_sqlite_file_that_is_not_a_checkpoint_store(tmp_path: Path) -> None:
     other = tmp_path / "other.db"
     with sqlite3.connect(other) as conn:
