@@ -336,6 +336,54 @@ def test_a_class_in_a_function_is_locked_by_its_name_not_its_line(project: Proje
     assert (status, [line.partition(": error: ")[0] for line in lines]) == (1, ["pkg/audit.py:10"])
 
 
+FLOW = """\
+from langgraph.func import entrypoint, task
+
+from pkg.models import Job, Profile
+
+
+@task
+def plan(job_id: int) -> list[Job]:
+    return []
+
+
+@entrypoint()
+def onboard(profile: Profile) -> str:
+    return profile.name
+"""
+
+
+def test_the_functional_apis_values_are_roots_of_the_lock(project: Project) -> None:
+    """A @task's result (replayed from its pending write) and an @entrypoint's input (read again
+    when an interrupted run resumes) are checkpointed: each is a root, named by its function."""
+    project.write("pkg/flow.py", FLOW)
+    proc = project.lgstate("lock")
+    assert proc.stdout == "wrote lgstate.lock (3 graph-state roots, 6 checkpointed classes)\n"
+    roots = json.loads(project.lock.read_text())["roots"]
+    assert {root: list(classes) for root, classes in roots.items()} == {
+        "pkg.flow.onboard(profile)": ["onboard(profile)"],
+        "pkg.flow.plan()": ["plan()[]"],
+        "pkg.graph.State": ["State", "State.color", "State.jobs[]", "State.profile"],
+    }
+    project.edit("pkg/models.py", "    id: int\n", "    id: int\n    site: str\n")
+    status, lines, _ = project.mypy()
+    assert (status, lines[0]) == (1, (
+        "pkg/flow.py:7: error: plan()[].site (pkg.models.Job in pkg/models.py) is a new required"
+        " field since the lock file, and old checkpoints lack it: Job(**fields) raises TypeError,"
+        " and the loader returns a plain dict instead. Fix: give it a default; then run"
+        ' "lgstate lock" to accept the change  [lgstate-drift]'
+    ))
+    assert [line.partition(": error: ")[0] for line in lines] == ["pkg/flow.py:7", "pkg/graph.py:13"]
+    assert project.mypy()[1] == lines  # warm: the same, from the cache
+    proc = project.lgstate("lock", "--check")
+    assert proc.stdout.splitlines()[1:] == [
+        "  pkg.flow.plan()",
+        "    plan()[] (pkg.models.Job): field site added (builtins.str, required)  [breaking]",
+        "  pkg.graph.State",
+        "    State.jobs[] (pkg.models.Job): field site added (builtins.str, required)  [breaking]",
+    ]
+
+
 def test_drift_cold_then_accepted_by_lock_in_a_warm_run(project: Project) -> None:
     assert project.mypy()[:2] == (0, [])
     project.edit("pkg/models.py", "    name: str\n", "    name: str\n    email: str\n")
