@@ -479,6 +479,16 @@ def test_daemon_sees_edits_to_classes_and_to_the_lock(daemon: Project) -> None:
     assert dmypy_run(project) == (0, [])
     project.write("lgstate.lock", _without_email(project.lock.read_text()))
     assert dmypy_run(project) == (1, [EMAIL])
+    # A root of the functional API: the daemon follows an edit to a class its value holds.
+    project.write("pkg/flow.py", FLOW)
+    assert project.lgstate("lock").returncode == 0
+    assert dmypy_run(project) == (0, [])
+    project.edit("pkg/models.py", "    id: int\n", "    id: int\n    site: str\n")
+    status, lines = dmypy_run(project)
+    assert (status, [line.partition(": error: ")[0] for line in lines]) == (
+        1, ["pkg/flow.py:7", "pkg/graph.py:13"]
+    )
+    assert lines[0].startswith("pkg/flow.py:7: error: plan()[].site (pkg.models.Job in")
 
 
 def _with_email(lock: str) -> str:
