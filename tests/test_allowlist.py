@@ -5,6 +5,7 @@ given the list it prints. One mypy cache is shared by the module's runs (langgra
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -71,10 +72,60 @@ class State(TypedDict):
 builder = StateGraph(State)
 """
 
+# The functional API: a @task's result is checkpointed (a pending write, replayed on resume), but
+# compile() derives the strict allowlist from the @entrypoint's annotations alone.
+FLOW = """\
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.func import entrypoint, task
+from langgraph.types import interrupt
+from pydantic import BaseModel
+
+
+class Summary(BaseModel):
+    text: str
+
+
+class Request(BaseModel):
+    topic: str
+
+
+@task
+def summarize(topic: str) -> Summary:
+    return Summary(text=topic)
+
+
+@entrypoint(checkpointer=InMemorySaver())
+def workflow(request: Request) -> str:
+    summary = summarize(request.topic).result()
+    interrupt("publish?")
+    return summary.text
+"""
+
+# Under ``from __future__ import annotations`` LangGraph reads an @entrypoint's annotations as
+# strings: compile() derives nothing from them.
+LATER = """\
+from __future__ import annotations
+
+from langgraph.func import entrypoint
+from pydantic import BaseModel
+
+
+class Report(BaseModel):
+    pages: int
+
+
+@entrypoint()
+def report(pages: int) -> Report:
+    return Report(pages=pages)
+"""
+
 PYTHON = """\
 # lgstate allowlist: the classes the graphs checkpoint. Under LANGGRAPH_STRICT_MSGPACK=true
 # pass them to JsonPlusSerializer(allowed_msgpack_modules=ALLOWED_MSGPACK_MODULES).
 ALLOWED_MSGPACK_MODULES = [
+    ("allowpkg.flow", "Request"),
+    ("allowpkg.flow", "Summary"),  # returned by a @task: compile() does not derive it
+    ("allowpkg.later", "Report"),  # an @entrypoint's value, whose annotations LangGraph reads as strings under from __future__ import annotations: compile() does not derive it
     ("allowpkg.models", "Color"),
     ("allowpkg.models", "Job"),
     ("allowpkg.models", "Point"),  # a NamedTuple: compile() does not derive it
@@ -94,6 +145,8 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     (root / "allowpkg" / "__init__.py").write_text("")
     (root / "allowpkg" / "models.py").write_text(MODELS)
     (root / "allowpkg" / "graph.py").write_text(GRAPH)
+    (root / "allowpkg" / "flow.py").write_text(FLOW)
+    (root / "allowpkg" / "later.py").write_text(LATER)
     config = f"[mypy]\nfiles = allowpkg\ncache_dir = {root / 'cache'}\n[mypy_lgstate]\nprofile = msgpack\n"
     (root / "mypy.ini").write_text(config)
     library_caches.seed(root / "cache", config, lgstate=True)
@@ -141,6 +194,32 @@ def test_the_serializer_given_the_list_rebuilds_every_class(python_list: str) ->
     assert short.loads_typed(short.dumps_typed(models.Point(1, 2))) == {"x": 1, "y": 2}
 
 
+def test_a_tasks_result_needs_the_list_under_strict_msgpack(project: Path, python_list: str) -> None:
+    """The workflow run for real with LANGGRAPH_STRICT_MSGPACK=true: the allowlist its graph
+    derives lacks the task's class (its pending write is read back as a dict), and the
+    serializer given the printed list reads it back as the class."""
+    code = (
+        "import json, sys\n"
+        "from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer\n"
+        "from allowpkg.flow import Request, workflow\n"
+        "config = {'configurable': {'thread_id': 't'}}\n"
+        "workflow.invoke(Request(topic='launch'), config)\n"
+        "saver = workflow.checkpointer\n"
+        "derived = [w[2] for w in saver.get_tuple(config).pending_writes if w[1] == '__return__']\n"
+        "namespace = {}\n"
+        "exec(sys.stdin.read(), namespace)\n"
+        "listed = JsonPlusSerializer(allowed_msgpack_modules=namespace['ALLOWED_MSGPACK_MODULES'])\n"
+        "saver.serde = listed\n"
+        "printed = [w[2] for w in saver.get_tuple(config).pending_writes if w[1] == '__return__']\n"
+        "print(json.dumps([[type(v).__name__ for v in derived], [type(v).__name__ for v in printed]]))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], input=python_list, cwd=project, capture_output=True,
+        text=True, check=True, env={**os.environ, "LANGGRAPH_STRICT_MSGPACK": "true"},
+    )
+    assert json.loads(result.stdout.splitlines()[-1]) == [["dict"], ["Summary"]]
+
+
 def test_langgraph_json_and_toml_hold_the_same_classes(project: Path, python_list: str) -> None:
     block = lgstate(project, "--format", "langgraph-json")
     assert block.returncode == 0
@@ -154,6 +233,7 @@ def test_langgraph_json_and_toml_hold_the_same_classes(project: Path, python_lis
     finally:
         written.unlink()
     assert sorted(".".join(pair) for pair in pairs) == sorted(from_toml) == [
+        "allowpkg.flow.Request", "allowpkg.flow.Summary", "allowpkg.later.Report",
         "allowpkg.models.Color", "allowpkg.models.Job", "allowpkg.models.Point",
         "allowpkg.models.Profile", "allowpkg.models.Tag", "pydantic.types.SecretStr",
     ]
@@ -163,13 +243,19 @@ def test_check_fails_when_the_committed_list_lacks_a_class(project: Path, python
     committed = project / "serde.py"
     committed.write_text(python_list)
     assert lgstate(project, "--check", str(committed)).stdout == (
-        f"{committed} lists every class the graphs checkpoint (6)\n"
+        f"{committed} lists every class the graphs checkpoint (9)\n"
     )
-    committed.write_text(python_list.replace('    ("allowpkg.models", "Point"),', ""))
+    committed.write_text(
+        "\n".join(
+            line for line in python_list.splitlines()
+            if '"Point"' not in line and '"Summary"' not in line
+        )
+    )
     result = lgstate(project, "--check", str(committed))
     assert result.returncode == 1
     assert result.stdout == (
-        f"{committed} lacks 1 of the 6 classes the graphs checkpoint:\n"
+        f"{committed} lacks 2 of the 9 classes the graphs checkpoint:\n"
+        "  allowpkg.flow.Summary (returned by a @task: compile() does not derive it)\n"
         "  allowpkg.models.Point (a NamedTuple: compile() does not derive it)\n"
         "run lgstate allowlist to print the whole list\n"
     )

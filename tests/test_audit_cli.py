@@ -9,6 +9,7 @@ import enum
 import inspect
 import io
 import json
+import operator
 import os
 import sqlite3
 import subprocess
@@ -16,13 +17,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
 from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.func import entrypoint
 from langgraph.graph import END, START, StateGraph
-from langgraph.types import interrupt
+from langgraph.types import Command, interrupt
 from typing_extensions import TypedDict
 
 from mypy_lgstate.cli.command import main
@@ -194,11 +196,143 @@ def test_a_subgraph_checkpoint_is_compared_with_its_subgraph(tmp_path: Path) -> 
     with sqlite3.connect(path, check_same_thread=False) as conn:
         outer.compile(checkpointer=SqliteSaver(conn)).invoke({"n": 1}, {"configurable": {"thread_id": "t"}})
     document = json.loads(run(str(path), "--graph", "test_audit_cli:outer", "--format", "json")[1])
-    assert document["threads"] == 2  # the thread, and its subgraph's namespace
+    # One thread: its subgraph's namespace is audited apart, and counted with it.
+    assert (document["threads"], document["namespaces"], document["affected_threads"]) == (1, 2, 1)
     (problem,) = document["problems"]
-    assert (problem["kind"], problem["path"]) == ("type", '["n"]')
+    assert (problem["kind"], problem["path"], problem["threads"]) == ("type", '["n"]', 1)
     assert problem["message"].startswith('["n"] is "str", but Inner declares "int" for it')
     assert problem["examples"][0]["checkpoint_ns"].startswith("nested:")
+    text = run(str(path), "--graph", "test_audit_cli:outer", "-q")[1].splitlines()
+    assert (text[0], text[-1]) == (
+        f"audited 1 thread (and 1 subgraph namespace in them), 2 checkpoints (the latest checkpoint"
+        f" of each thread and subgraph namespace) of {path} against test_audit_cli:outer",
+        "Found 1 problem in 1 of 1 thread",
+    )
+
+
+class Totals(TypedDict):
+    count: int
+    label: str  # Counter has no such channel: its threads lack it
+
+
+def label_it(state: Totals) -> dict[str, object]:
+    return {"label": "done"}
+
+
+# A second graph of the store, whose channels include all of Counter's: a checkpoint's channels
+# alone (the input's, {"count": 1}) fit both graphs; its nodes tell them apart.
+tally_builder = StateGraph(Totals)
+tally_builder.add_node("label_it", label_it)
+tally_builder.add_edge(START, "label_it")
+tally_builder.add_edge("label_it", END)
+
+
+def test_a_thread_is_audited_against_the_graph_that_wrote_it_in_any_order(store: str) -> None:
+    alone = run(store, *GRAPH, "--all-checkpoints", "--format", "json")
+    assert alone[0] == 1
+    expected = json.loads(alone[1])["problems"]
+    assert [(p["kind"], p["path"], p["threads"]) for p in expected] == [("type", '["count"]', 2)]
+    for graphs in (
+        ["--graph", "test_audit_cli:tally_builder", *GRAPH],
+        [*GRAPH, "--graph", "test_audit_cli:tally_builder"],
+    ):
+        status, out, _ = run(store, *graphs, "--all-checkpoints", "--format", "json")
+        assert (status, json.loads(out)["problems"]) == (1, expected), graphs
+
+
+class Notes(TypedDict):
+    notes: Annotated[list[str], operator.add]
+
+
+def write_note(state: Notes) -> dict[str, object]:
+    return {"notes": ["drafted"]}
+
+
+def wait(state: Notes) -> dict[str, object]:
+    interrupt("review?")
+    return {}
+
+
+# write_note runs beside wait: when wait interrupts, write_note's update is a pending write.
+notes_builder = StateGraph(Notes)
+notes_builder.add_node("write_note", write_note)
+notes_builder.add_node("wait", wait)
+notes_builder.add_edge(START, "write_note")
+notes_builder.add_edge(START, "wait")
+notes_builder.add_edge("write_note", END)
+notes_builder.add_edge("wait", END)
+
+
+def test_a_pending_write_is_applied_by_the_channels_reducer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "notes.db"
+    with sqlite3.connect(path, check_same_thread=False) as conn:
+        notes_builder.compile(checkpointer=SqliteSaver(conn)).invoke(
+            {}, {"configurable": {"thread_id": "t"}}
+        )
+    assert run(str(path), "--graph", "test_audit_cli:notes_builder")[0] == 0
+    # The next deploy: operator.add of a str channel and a stored list raises, and so does
+    # resuming the thread (measured below).
+    monkeypatch.setattr(sys.modules[__name__], "Notes", TypedDict("Notes", {"notes": Annotated[str, operator.add]}))  # type: ignore[operator]
+    builder_v2 = StateGraph(Notes)
+    builder_v2.add_node("write_note", write_note)
+    builder_v2.add_node("wait", wait)
+    builder_v2.add_edge(START, "write_note")
+    builder_v2.add_edge(START, "wait")
+    monkeypatch.setattr(sys.modules[__name__], "notes_v2", builder_v2, raising=False)
+    document = json.loads(run(str(path), "--graph", "test_audit_cli:notes_v2", "--format", "json")[1])
+    assert [(p["kind"], p["path"], p["message"]) for p in document["problems"]] == [(
+        "type", '["notes"]',
+        '["notes"]: the reducer add raises TypeError: can only concatenate str (not "list") to str'
+        " on the stored write, and so does resuming the thread, which applies it. Fix: make add"
+        " accept what old threads wrote, or let them finish before the deploy",
+    )]
+    with sqlite3.connect(path, check_same_thread=False) as conn:
+        resumed = builder_v2.compile(checkpointer=SqliteSaver(conn))
+        with pytest.raises(TypeError, match="can only concatenate str"):
+            resumed.invoke(Command(resume="yes"), {"configurable": {"thread_id": "t"}})
+
+
+class Request(TypedDict):
+    topic: str
+
+
+@entrypoint()
+def drafting(request: Request, *, previous: list[str] | None = None) -> list[str]:
+    interrupt("publish?") if request["topic"] == "wait" else None
+    return [*(previous or []), request["topic"]]
+
+
+class RequestV2(TypedDict):
+    topic: str
+    audience: str
+
+
+@entrypoint()
+def drafting_v2(request: RequestV2, *, previous: list[int] | None = None) -> list[int]:
+    return [len(request["topic"])]
+
+
+def test_an_entrypoint_workflow_is_audited_by_its_input_and_what_it_saves(tmp_path: Path) -> None:
+    path = tmp_path / "drafting.db"
+    with sqlite3.connect(path, check_same_thread=False) as conn:
+        workflow = drafting.copy(update={"checkpointer": SqliteSaver(conn)})
+        workflow.invoke({"topic": "done"}, {"configurable": {"thread_id": "done"}})
+        workflow.invoke({"topic": "wait"}, {"configurable": {"thread_id": "waiting"}})
+    status, out, _ = run(str(path), "--graph", "test_audit_cli:drafting", "--all-checkpoints", "-q")
+    assert (status, out.splitlines()[-1]) == (
+        0, "Success: every audited thread (2) resumes on the state it saved"
+    )
+    document = json.loads(run(str(path), "--graph", "test_audit_cli:drafting_v2", "--format", "json")[1])
+    assert {(p["kind"], p["path"]): p["threads"] for p in document["problems"]} == {
+        ("missing", 'drafting_v2(request)["audience"]'): 1,  # the interrupted run's input
+        ("type", "drafting_v2()[]"): 1,  # what the finished run saved for previous
+    }
+    messages = {p["path"]: p["message"] for p in document["problems"]}
+    assert messages["drafting_v2()[]"].startswith(
+        'drafting_v2()[] is "str", but drafting_v2 declares "int" for it'
+    )
 
 
 AES_KEY = "0123456789abcdef"
@@ -280,7 +414,7 @@ def test_an_encrypted_store_is_read_with_langgraph_aes_key(
         (
             "STORE", "test_audit_cli:not_a_graph",
             "lgstate: --graph test_audit_cli:not_a_graph: not a LangGraph graph (a compiled graph,"
-            " a StateGraph, or a function that returns one), but int",
+            " a StateGraph, an @entrypoint, or a function that returns one), but int",
         ),
         ("STORE", "test_audit_cli", "lgstate: --graph test_audit_cli: expected MODULE:ATTR (for example app.graph:builder)"),
     ],
@@ -288,6 +422,18 @@ def test_an_encrypted_store_is_read_with_langgraph_aes_key(
 def test_bad_input_is_one_line_and_exit_2(store: str, store_arg: str, graph: str, line: str) -> None:
     status, out, err = run(store if store_arg == "STORE" else store_arg, "--graph", graph)
     assert (status, out, err) == (2, "", line + "\n")
+
+
+def test_postgres_without_its_driver_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line that works: mypy-lgstate itself is on no registry (``mypy-lgstate[audit]`` would not
+    install), the drivers are."""
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg raises ImportError
+    status, out, err = run("postgresql://audit@/shop", *GRAPH)
+    assert (status, out) == (2, "")
+    assert err.startswith(
+        "lgstate: postgresql://audit@/shop: reading PostgreSQL needs langgraph-checkpoint-postgres"
+        " and psycopg (pip install langgraph-checkpoint-postgres 'psycopg[binary]'): "
+    )
 
 
 def test_a_sqlite_file_that_is_not_a_checkpoint_store(tmp_path: Path) -> None:
@@ -308,7 +454,24 @@ def test_usage_errors(store: str) -> None:
     status, _, err = run(store, *GRAPH, "--", "--strict")
     assert status == 2 and err.splitlines()[-1] == "lgstate audit: error: unrecognized arguments: -- --strict"
     status, _, err = run(store)
-    assert status == 2 and "the following arguments are required: --graph" in err
+    assert status == 2 and err.splitlines()[-1] == (
+        "lgstate audit: error: the following arguments are required: --graph"
+    )
+    # An unknown option is named first, even when the required arguments are missing too: it may be
+    # a misspelled one (--graphs).
+    for args, unknown in (
+        (["--frobnicate"], "--frobnicate"),
+        (["--graphs", "app:builder"], "--graphs"),  # app:builder is taken as the STORE
+        ([store, "--frobnicate"], "--frobnicate"),
+    ):
+        status, _, err = run(*args)
+        assert (status, err.splitlines()[-1]) == (
+            2, f"lgstate audit: error: unrecognized arguments: {unknown}"
+        ), args
+    status, _, err = run()
+    assert status == 2 and err.splitlines()[-1] == (
+        "lgstate audit: error: the following arguments are required: STORE, --graph"
+    )
 
 
 class _Terminal(io.StringIO):

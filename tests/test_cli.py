@@ -583,6 +583,37 @@ def test_fail_under_fails_below_the_share_of_nodes_checked(tmp_path: Path, cache
     assert (result.returncode, result.stdout.splitlines()[-1]) == (0, "nodes checked 0/0 (from bodies 0)")
 
 
+@pytest.mark.parametrize(
+    ("nodes", "checked", "threshold", "line"),
+    [
+        # 14 of 17 is 82.35...%, shown 82.4%: not under 82.4, as coverage.py compares its total.
+        (17, 14, "82.4", None),
+        (17, 14, "82.36", "82.35% of the graph nodes are checked, less than --fail-under 82.36"),
+        (17, 14, "82.5", "82.4% of the graph nodes are checked, less than --fail-under 82.5"),
+        # Only every node is 100: 9,999 of 10,000 is shown with the decimals that say so.
+        (10_000, 9_999, "100", "99.99% of the graph nodes are checked, less than --fail-under 100"),
+        (3, 3, "100", None),
+    ],
+)
+def test_fail_under_compares_the_share_as_it_is_shown(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    nodes: int,
+    checked: int,
+    threshold: str,
+    line: str | None,
+) -> None:
+    from mypy_lgstate.cli import check
+
+    covered = Coverage(nodes, checked, 0, {"loose": nodes - checked} if nodes > checked else {}, 0)
+    outcome = mypy_build.Outcome([], 1, None, LGStateConfig(), lambda name: False)
+    monkeypatch.setattr(check, "run_mypy", lambda *args, **kwargs: outcome)
+    monkeypatch.setattr(check.CoverageRecorder, "coverage", lambda self: covered)
+    status = cli.main(["check", "-q", "--fail-under", threshold])
+    err = capsys.readouterr().err
+    assert (status, err) == ((0, "") if line is None else (1, f"lgstate: {line}\n"))
+
+
 # One class, graphs in two files and in its own: plain mypy reports it once in each file (each file's
 # diagnostics depend only on it and its imports); lgstate check reports the problem once.
 SHARED_STATE = """\
@@ -1119,6 +1150,65 @@ def test_report_json(tmp_path: Path, cache_dir: Path) -> None:
     assert main_graph["unresolved"] == []
 
 
+WORKFLOW = """\
+from typing import Any
+
+from langgraph.func import entrypoint, task
+from typing_extensions import TypedDict
+
+
+class Request(TypedDict):
+    topic: str
+
+
+@task
+def outline(topic: str) -> list[str]:
+    return [topic]
+
+
+@task
+def draft(points: list[str]):
+    return {"text": " ".join(points)}
+
+
+@task
+def archive(text: str) -> Any:  # typed Any: read from its body
+    return text
+
+
+@entrypoint()
+def write(request: Request) -> str:
+    points = outline(request["topic"]).result()
+    return draft(points).result()["text"]
+"""
+
+
+def test_report_lists_an_entrypoint_with_the_tasks_it_calls(tmp_path: Path, cache_dir: Path) -> None:
+    project = project_with(tmp_path, workflow__py=WORKFLOW)
+    result = lgstate(project, cache_dir, "report")
+    assert result.stdout.splitlines() == [
+        "graph @task functions no @entrypoint of the checked code calls",
+        "  body      node archive (workflow.py:22): read from its body",
+        "  nodes checked 1/1",
+        "",
+        "graph @entrypoint workflow.write (workflow.py:27)",
+        "  input schema: workflow.Request (workflow.py)",
+        "  channels: __start__, __end__, __previous__",
+        "  checked   node outline (workflow.py:12)",
+        "  body      node draft (workflow.py:17): read from its body",
+        "  checked   node write (workflow.py:27)",
+        "  nodes checked 3/3",
+        "",
+        "2 graphs, nodes checked 4/4 (from bodies 2, unchecked 0, opaque 0), 0 write sites,"
+        " 0 findings",
+    ]
+    report = json.loads(lgstate(project, cache_dir, "report", "--format", "json").stdout)
+    assert [(g["title"], g["state"], g["nodes_total"]) for g in report["graphs"]] == [
+        ("@task functions no @entrypoint of the checked code calls", None, 1),
+        ("@entrypoint workflow.write", None, 3),
+    ]
+
+
 AGENT = """\
 from typing import Any, TypedDict
 
@@ -1369,8 +1459,17 @@ def test_report_on_the_example_application_is_the_one_the_readme_shows(cache_dir
         " examples/triage/nodes.py"
     ) in lines
     assert "  checked   node FollowUp.after_model (examples/triage/assistant.py:42)" in lines
+    # The functional API's workflow is a graph, its tasks its nodes (one read from its body).
+    workflow = lines.index("graph @entrypoint triage.assistant.follow_up (examples/triage/assistant.py:58)")
+    assert lines[workflow + 1:workflow + 6] == [
+        "  channels: __start__, __end__, __previous__",
+        "  checked   node survey_window (examples/triage/assistant.py:46)",
+        "  body      node notify_customer (examples/triage/assistant.py:52): read from its body",
+        "  checked   node follow_up (examples/triage/assistant.py:58)",
+        "  nodes checked 3/3",
+    ]
     assert lines[-1] == (
-        "3 graphs, nodes checked 8/8 (from bodies 1, unchecked 0, opaque 0), 9 write sites,"
+        "4 graphs, nodes checked 11/11 (from bodies 2, unchecked 0, opaque 0), 9 write sites,"
         " 13 findings"
     )
     assert f"```text\n{result.stdout}```" in (ROOT / "docs" / "cli.md").read_text()
@@ -1386,7 +1485,7 @@ def test_check_on_the_example_prints_what_mypy_prints(cache_dir: Path) -> None:
     assert lines[:-2] == by_place  # in file and line order
     assert lines[-2:] == [
         expected[-1],
-        "nodes checked 8/8 (from bodies 1)",
+        "nodes checked 11/11 (from bodies 2)",
     ]
     assert result.returncode == 1
     # The README quotes the end of this run.

@@ -284,3 +284,24 @@ KINDS = {
     "tree": _tree,
     "python": _python,
 }
+
+
+def test_every_install_line_names_the_package_by_its_checkout() -> None:
+    """mypy-lgstate is on no registry: a page's ``pip install`` line installs it from a checkout
+    (``/path/to/mypy-lgstate``, as the README's install section says), with extras it declares."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    found = []
+    for page in [*MARKED_PAGES, ROOT / "examples" / "README.md", ROOT / "benchmarks" / "README.md"]:
+        for line in page.read_text().splitlines():
+            if "pip install" not in line:
+                continue
+            for requirement in re.findall(r"[\"']?(\S*mypy-lgstate\S*?)[\"']?(?:\s|$)", line):
+                found.append(requirement)
+                path, _, extra = requirement.partition("[")
+                assert path == "/path/to/mypy-lgstate", f"{page.name}: {line.strip()}"
+                assert not extra or extra.rstrip("]") in extras, f"{page.name}: {line.strip()}"
+    assert "/path/to/mypy-lgstate[audit]" in found

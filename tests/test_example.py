@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,3 +48,21 @@ def test_example_shows_node_and_write_site_diagnostics() -> None:
     for code in ("lgstate-unknown-key", "lgstate-unserializable", "lgstate-lossy", "lgstate-channel-type"):
         assert f"[{code}]" in output
     assert "interrupt.value" in output and "Command.update" in output
+
+
+def test_examples_readme_lists_the_codes_each_profile_prints() -> None:
+    """Each row of the table of mistakes names the code each profile reports (or "fine"): together,
+    the codes of the recorded output, no more and no fewer."""
+    readme = (EXAMPLES / "README.md").read_text()
+    rows = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in readme.splitlines()
+        if line.startswith("| ") and "`" in line
+    ]
+    for column, profile in ((2, "json"), (3, "msgpack")):
+        expected = (EXAMPLES / f"expected-{profile}.txt").read_text()
+        printed = Counter(re.findall(r"\[(lgstate-[a-z-]+)\]$", expected, re.MULTILINE))
+        listed = Counter(code for row in rows for code in re.findall(r"`(lgstate-[a-z-]+)`", row[column]))
+        assert listed == printed, profile
+        errors = sum(printed.values())
+        assert f"{profile} profile: {errors} errors" in readme

@@ -35,11 +35,11 @@ from mypy_lgstate.checker import drift, sends
 from mypy_lgstate.checker.allowlist import derive_allowlist
 from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.findings import Findings, outside
+from mypy_lgstate.checker.functional import FunctionalChecks
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.pending_bodies import Body, Pending
 from mypy_lgstate.checker.walker import AGENT_STATE, Walker
 from mypy_lgstate.checker.writes import NodeGraph, RecordNode, Writes
-from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import LGStateConfig, option_error
 from mypy_lgstate.core.lockfile import NO_LOCK, Lock
 from mypy_lgstate.routes import (
@@ -113,6 +113,7 @@ class Checks:
         # The graph a variable or factory of the module evaluates to, when its type names no schema.
         self._built = factories.BuiltGraphs()
         self._bodies = Pending(daemon=options.fine_grained_incremental)
+        self._functional = FunctionalChecks(self.walker, self._emit, self._bodies, config, lock)
         # The graph of each node function of the module being checked, by fullname, recorded as
         # the node is registered (see ``_enclosing_graph``).
         self._node_graphs: dict[str, NodeGraph] = {}
@@ -256,7 +257,7 @@ class Checks:
             values = functional.entrypoint_values(function)
             # compile() derives the strict allowlist from the input, return and save types.
             allowed = self._allowlist_of_types([typ for _, typ in values])
-            self._check_function(ctx, function, values, allowed)
+            self._functional.check(ctx, function, values, allowed, recorder, task=False)
         return ctx.default_return_type
 
     def task(self, ctx: FunctionContext) -> Type:
@@ -264,7 +265,8 @@ class Checks:
         if function is not None:
             # The entrypoint that runs the task is not known here: nothing counts as derived.
             allowed = self._allowlist([])
-            self._check_function(ctx, function, functional.task_values(function), allowed)
+            values = functional.task_values(function)
+            self._functional.check(ctx, function, values, allowed, recorder, task=True)
         return ctx.default_return_type
 
     def _decorated(self, ctx: FunctionContext | MethodContext) -> FuncDef | None:
@@ -276,24 +278,6 @@ class Checks:
         if not isinstance(context, CallExpr):
             return None
         return self._decorator_calls.of(_checker(ctx).tree).get(context)
-
-    def _check_function(
-        self,
-        ctx: FunctionContext | MethodContext,
-        function: FuncDef,
-        values: list[tuple[str, Type]],
-        allowed: frozenset[str] | None,
-    ) -> None:
-        """What a functional-API function checkpoints, reported on its ``def`` line: its declared
-        values, and, when its return type does not tell, what its body returns."""
-        api = _checker(ctx)
-        for path, typ in values:
-            findings = self.walker.check_value(typ, path, channel=True)
-            self._emit(api, findings, function, at_fields=False, allowed=allowed)
-        if functional.returns_loose(function):
-            self._bodies.add(
-                Body(api, function, function, function.name, None, None, (), allowed, True)
-            )
 
     # LangChain agents ----------------------------------------------------------------------------
 
@@ -479,15 +463,10 @@ class Checks:
 
     def _check_drift(self, api: TypeChecker, info: TypeInfo, context: Context) -> None:
         """Compare a graph-state root with the lock file (``lgstate lock``: record it instead)."""
-        root = drift.stable_name(info.fullname)
-        if lockfile.collected is not None:
-            lockfile.collected[root] = drift.snapshot(info)
-            return
-        locked = self.lock.roots.get(root)
-        if locked is not None:
-            drift.check_root(
-                api, info, context, locked, json_profile=self.config.profile == "json"
-            )
+        drift.root(
+            api, drift.stable_name(info.fullname), functools.partial(drift.snapshot, info),
+            context, self.lock, json_profile=self.config.profile == "json",
+        )
 
     def _check_nodes(
         self,

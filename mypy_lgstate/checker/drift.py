@@ -11,9 +11,12 @@ Only declared types are read (TypedDict items, model and dataclass field ``Var``
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 from mypy.checker import TypeChecker
 from mypy.lookup import lookup_fully_qualified
-from mypy.nodes import AssignmentStmt, Context, NameExpr, TypeAlias, TypeInfo, Var
+from mypy.nodes import AssignmentStmt, Context, FuncDef, NameExpr, TypeAlias, TypeInfo, Var
 from mypy.types import (
     AnyType,
     Instance,
@@ -29,9 +32,10 @@ from mypy.types import (
 
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.report import once
-from mypy_lgstate.core import drift_messages, rules
+from mypy_lgstate.core import drift_messages, lockfile, rules
 from mypy_lgstate.core.drift import compare
-from mypy_lgstate.core.lockfile import ClassRecord, RootRecord
+from mypy_lgstate.core.lockfile import ClassRecord, Lock, RootRecord
+from mypy_lgstate.routes import workflows
 from mypy_lgstate.routes.schemas import model_fields
 
 
@@ -70,6 +74,14 @@ def snapshot(root: TypeInfo, classes: dict[str, TypeInfo] | None = None) -> Root
     cannot be looked up by it)."""
     found: RootRecord = {}
     _visit_class(root, root.name, found, {} if classes is None else classes)
+    return dict(sorted(found.items()))
+
+
+def snapshot_value(path: str, typ: Type, classes: dict[str, TypeInfo] | None = None) -> RootRecord:
+    """Every checkpointed class reachable from a value of type ``typ`` at ``path`` (what an
+    ``@entrypoint`` or a ``@task`` checkpoints: ``summarize()``, ``workflow(inputs)``)."""
+    found: RootRecord = {}
+    _visit_type(typ, path, found, set(), {} if classes is None else classes)
     return dict(sorted(found.items()))
 
 
@@ -195,25 +207,75 @@ def type_text(typ: Type, aliases: frozenset[str] = frozenset()) -> str:
 # Reporting ---------------------------------------------------------------------------------------
 
 
+def root(
+    api: TypeChecker,
+    key: str,
+    take: Callable[[dict[str, TypeInfo]], RootRecord],
+    context: Context,
+    lock: Lock,
+    *,
+    json_profile: bool,
+) -> None:
+    """A graph-state root (a class, or an ``@entrypoint``'s or ``@task``'s value): its snapshot
+    (``take``, which fills in the classes it records by their stored names) is recorded by
+    ``lgstate lock`` (``lockfile.collected``), else compared with the lock file's, if any. An empty
+    snapshot (a value of no checkpointed class) is not a root."""
+    if lockfile.collected is not None:
+        current = take({})
+        if current:
+            lockfile.collected[key] = current
+        return
+    locked = lock.roots.get(key)
+    if locked is not None:
+        classes: dict[str, TypeInfo] = {}
+        current = take(classes)
+        check_root(api, current, classes, context, locked, json_profile=json_profile)
+
+
+def function_root(
+    api: TypeChecker,
+    function: FuncDef,
+    path: str,
+    typ: Type,
+    lock: Lock,
+    *,
+    task: bool,
+    json_profile: bool,
+) -> None:
+    """A value the functional API checkpoints (``path``: ``summarize()``, ``workflow(inputs)``,
+    ``workflow().save``) is a root of its own, named by the function (``app.flow.summarize()``):
+    a ``@task``'s result is replayed from a pending write, an ``@entrypoint``'s input read again on
+    resume, and what it saves read by the thread's next run."""
+    key = workflows.name(api, function) + path[len(function.name):]
+    if lockfile.not_derived is not None:
+        if task:
+            lockfile.not_derived[key] = "task"
+        elif api.tree.is_future_flag_set("annotations"):
+            lockfile.not_derived[key] = "entrypoint"
+    root(
+        api, key, functools.partial(snapshot_value, path, typ), function, lock,
+        json_profile=json_profile,
+    )
+
+
 def check_root(
     api: TypeChecker,
-    root: TypeInfo,
+    current: RootRecord,
+    classes: dict[str, TypeInfo],
     context: Context,
     locked: RootRecord,
     *,
     json_profile: bool,
 ) -> None:
-    """Report every change since ``locked`` in the classes reachable from ``root``: on the line of
-    the current field (or class, for removals) when it lies in this file, else at ``context``,
-    naming the class and its file."""
+    """Report every change since ``locked`` in the classes of ``current`` (``classes``: each by
+    its stored name): on the line of the current field (or class, for removals) when it lies in
+    this file, else at ``context``, naming the class and its file."""
 
     def importable(fullname: str) -> bool:
         # ``Job = Task`` keeps the old name importable: the loader gets the new class from it.
         sym = lookup_fully_qualified(fullname, api.modules)
         return sym is not None and isinstance(sym.node, (TypeInfo, TypeAlias))
 
-    classes: dict[str, TypeInfo] = {}
-    current = snapshot(root, classes)
     changes = compare(locked, current, json_profile=json_profile, importable=importable)
     for change in changes:
         info = classes.get(change.owner)

@@ -257,6 +257,8 @@ class Writes:
             if body.whole:
                 values = list(functional.returned_values(returned.expressions, root, api))
                 self._check_written(api, values, root, body.schemas, body.allowed, updates=False)
+                if body.coverage is not None and only is None:
+                    body.coverage.read(sum(isinstance(proper_type(v.type), AnyType) for v in values))
                 return
             unknown: list[str] = []
             if body.channels is not None:

@@ -5,8 +5,9 @@ rebuilds only the classes on its allowlist; any other comes back as a dict or it
 silently. ``compile()`` derives part of the list from the declared schemas, not all of it: never
 NamedTuples or ``SecretStr``, nothing reached through ``Sequence`` or ``Mapping``, nothing under a
 field typed ``Any``. The command lists every class ``lgstate lock`` records (the same build, the
-same snapshots: every class reachable from a graph-state root), marks what ``compile()`` does not
-derive, and names the ``Any``-typed fields, whose classes no declaration tells.
+same snapshots: every class reachable from a graph-state root, the values of the functional API's
+``@entrypoint`` and ``@task`` functions included), marks what ``compile()`` does not derive, and
+names the ``Any``-typed fields, whose classes no declaration tells.
 
 Formats (measured: ``tests/test_allowlist.py`` loads each class back through a serializer given
 the Python list; LangGraph's ``langgraph.json`` reference documents the ``serde`` block):
@@ -38,6 +39,12 @@ _NOT_DERIVED: Final = {
     "NamedTuple": "a NamedTuple: compile() does not derive it",
     "secret": "compile() does not derive it",
     "reach": "reached only through a type compile() does not look inside (Sequence, Mapping...)",
+    # The roots lockfile.not_derived names, by why.
+    "task": "returned by a @task: compile() does not derive it",
+    "entrypoint": (
+        "an @entrypoint's value, whose annotations LangGraph reads as strings under"
+        " from __future__ import annotations: compile() does not derive it"
+    ),
 }
 
 
@@ -68,8 +75,9 @@ def allowlist(args: argparse.Namespace) -> int:
     if args.check is not None and not os.path.isfile(args.check):
         raise ArgumentError(f"--check {args.check}: no such file")
     roots: lockfile.LockData = {}
-    run_mypy(args, lock_roots=roots)
-    found = collect(roots)
+    not_derived: dict[str, str] = {}
+    run_mypy(args, lock_roots=roots, not_derived=not_derived)
+    found = collect(roots, not_derived)
     if args.check is None:
         output(args, WRITERS[args.format](found))
         if args.format == "langgraph-json":  # JSON has no comments: the notes go to stderr
@@ -99,13 +107,17 @@ COMMAND: Final = Subcommand(
 )
 
 
-def collect(roots: lockfile.LockData) -> Allowlist:
-    """Every class the serializer stores by ``(module, name)`` in the snapshots of ``roots``."""
+def collect(roots: lockfile.LockData, not_derived: dict[str, str] | None = None) -> Allowlist:
+    """Every class the serializer stores by ``(module, name)`` in the snapshots of ``roots``;
+    ``not_derived``: the roots ``compile()`` derives nothing from, and why (a key of
+    ``_NOT_DERIVED``)."""
+    not_derived = not_derived or {}
     entries: dict[tuple[str, str], Entry] = {}
     any_fields: list[str] = []
     secrets = {name.rpartition(".") for name in rules.SECRET_TYPES}
     for record_path, record in sorted(
-        (path, record) for classes in roots.values() for path, record in classes.items()
+        ((path, record) for classes in roots.values() for path, record in classes.items()),
+        key=lambda item: item[0],  # two roots may hold the same path (two modules' State)
     ):
         module, name = record["class"]
         if record.get("kind") in STORED_BY_NAME:
@@ -122,18 +134,28 @@ def collect(roots: lockfile.LockData) -> Allowlist:
                 where = f"{record_path}.{field} ({declared['type'].replace('builtins.', '')})"
                 if where not in any_fields:
                     any_fields.append(where)
-    derived = _derived(roots)
+    derived = _derived(roots, not_derived)
+    # Why a class the graphs do not derive is not derived: the first root that holds it says.
+    why = {
+        ".".join(record["class"]): not_derived[root]
+        for root in sorted(not_derived, reverse=True) if root in roots
+        for record in roots[root].values()
+    }
     for key, entry in entries.items():
-        if not entry.note and ".".join(key) not in derived:
-            entries[key] = entry._replace(note=_NOT_DERIVED["reach"])
+        dotted = ".".join(key)
+        if not entry.note and dotted not in derived:
+            entries[key] = entry._replace(note=_NOT_DERIVED[why.get(dotted, "reach")])
     return Allowlist(sorted(entries.values()), any_fields)
 
 
-def _derived(roots: lockfile.LockData) -> set[str]:
+def _derived(roots: lockfile.LockData, not_derived: dict[str, str]) -> set[str]:
     """The classes ``compile()`` derives from each root, read from the recorded field types: it
     walks unions and the arguments of list, set, tuple, dict, deque and frozenset only, adds
     models, dataclasses and enums, walks a model's, a dataclass's and a TypedDict's fields, and
-    never adds or enters a NamedTuple (docs/rules.md, "Strict msgpack")."""
+    never adds or enters a NamedTuple (docs/rules.md, "Strict msgpack"). A functional-API root
+    (``app.flow.workflow(inputs)``, a value, not a class) starts from the classes at its top: an
+    ``@entrypoint``'s are derived, as its graph derives them from its annotations, but none of
+    ``not_derived``'s."""
     records = {
         ".".join(record["class"]): record
         for classes in roots.values() for record in classes.values()
@@ -156,8 +178,13 @@ def _derived(roots: lockfile.LockData) -> set[str]:
                     for field in record.get("fields", {}).values():
                         walk(field["type"])
 
-    for root in roots:
+    for root, classes in roots.items():
+        if root in not_derived:
+            continue
         walk(root)
+        for path, record in classes.items():  # a functional-API root's value, at its top
+            if "(" in root and root.endswith("." + path.rstrip("[]")):
+                walk(".".join(record["class"]))
     return derived
 
 

@@ -79,10 +79,26 @@ def parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
         )
         if command.arguments is not None:
             command.arguments(sub)
-        if command.runs_mypy:
-            sub.usage = sub.format_usage().removeprefix("usage: ").rstrip() + " [-- MYPY_FLAGS ...]"
-        sub.set_defaults(run=command.run)
+        usage = sub.format_usage().removeprefix("usage: ").rstrip()
+        sub.usage = usage + " [-- MYPY_FLAGS ...]" if command.runs_mypy else usage
+        sub.set_defaults(run=command.run, required_arguments=_checked_later(sub))
     return top, subparsers
+
+
+def _checked_later(sub: argparse.ArgumentParser) -> tuple[tuple[str, str], ...]:
+    """The subcommand's required arguments, made optional to argparse, as ``(dest, name)``:
+    argparse reports a missing one before an unknown option (``lgstate audit --frobnicate`` would
+    say STORE is required, not that --frobnicate is unknown), so ``main`` checks them after the
+    unknown options. The usage still shows them as required (it was formatted before)."""
+    required: list[tuple[str, str]] = []
+    for action in sub._actions:
+        if action.option_strings and action.required:
+            action.required = False
+            required.append((action.dest, "/".join(action.option_strings)))
+        elif not action.option_strings and action.nargs is None:
+            action.nargs = "?"
+            required.append((action.dest, action.metavar if isinstance(action.metavar, str) else action.dest))
+    return tuple(required)
 
 
 def _whose(
@@ -115,6 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         hint = _whose(unknown, subparsers, SUBCOMMANDS[args.command].runs_mypy)
         sub.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
+    missing = [name for dest, name in args.required_arguments if getattr(args, dest) is None]
+    if missing:
+        sub.error(f"the following arguments are required: {', '.join(missing)}")
     try:
         status: int = args.run(args)
     except ArgumentError as error:

@@ -10,7 +10,7 @@ from typing import Final
 
 from mypy_lgstate.cli import lockdiff
 from mypy_lgstate.cli.mypy_build import Outcome, lgstate_config, run_mypy
-from mypy_lgstate.cli.subcommands import Subcommand, UsageError, os_error
+from mypy_lgstate.cli.subcommands import ConfigFileError, Subcommand, UsageError, os_error
 from mypy_lgstate.core import config, lockfile
 
 
@@ -27,11 +27,12 @@ def lock(args: argparse.Namespace) -> int:
     # --check, is reported at once rather than after mypy has run.
     path, shown, old = _lock_file(*lgstate_config(args.config_file), writing=not args.check)
     if args.check and old is not None:
+        # A file that cannot be read stops the check as it stops lgstate check and mypy: the line
+        # names the file (exit 2); it is not a stale lock (exit 1), which lists what changed.
         try:
             lockfile.parse_lock(old, shown)
         except lockfile.LockFileError as error:
-            print(error)
-            return 1
+            raise ConfigFileError(str(error)) from None
     roots: lockfile.LockData = {}
     outcome = run_mypy(args, lock_roots=roots)
     if lockfile.lock_path(outcome.config.lock_file, outcome.config_file) != path:
@@ -70,8 +71,7 @@ def _finish_lock(
         try:
             locked = lockfile.parse_lock(old, shown).roots
         except lockfile.LockFileError as error:
-            print(error)
-            return 1
+            raise ConfigFileError(str(error)) from None
         changes = lockdiff.changes(
             locked,
             roots,

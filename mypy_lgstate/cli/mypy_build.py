@@ -66,12 +66,15 @@ def run_mypy(
     profile: config.Profile | None = None,
     recorder: CoverageRecorder | None = None,
     lock_roots: lockfile.LockData | None = None,
+    not_derived: dict[str, str] | None = None,
     lock_optional: bool = False,
 ) -> Outcome:
     """Run mypy's build on ``args.paths`` (else the configured ``files``, else the current
     directory), with ``args.config_file`` and the mypy flags given after ``--``.
 
-    ``lock_roots`` receives the snapshot of every graph-state root (``lgstate lock``);
+    ``lock_roots`` receives the snapshot of every graph-state root (``lgstate lock``), and
+    ``not_derived`` the roots ``compile()`` does not derive the strict allowlist from
+    (``lockfile.not_derived``);
     ``lock_optional`` reads a lock file that cannot be read as no lock file (``lgstate report``)."""
     config_file, options_config = lgstate_config(args.config_file)
     sources, options = _mypy_options(args, config_file)
@@ -92,7 +95,7 @@ def run_mypy(
     # Like the coverage report, the snapshots come from hooks, which cached modules do not fire.
     recording = recorder is not None or lock_roots is not None
     progress = _progress(len(sources), options.cache_dir, quiet=args.quiet)
-    with _installed(profile, recorder, lock_roots, lock_optional), progress:
+    with _installed(profile, recorder, lock_roots, not_derived, lock_optional), progress:
         extra_plugins: list[Plugin] = [_CommandPlugin(options, recording=recording)]
         if PLUGIN not in options.plugins or not options.config_file:
             # mypy loads the plugins its configuration lists, and only from a configuration file.
@@ -306,18 +309,20 @@ def _installed(
     profile: config.Profile | None,
     recorder: CoverageRecorder | None,
     lock_roots: lockfile.LockData | None,
+    not_derived: dict[str, str] | None,
     lock_optional: bool,
 ) -> Iterator[None]:
     """The profile override, the recorder and the lock's snapshots, for one build; and the tags
     that tell which findings of several files are one problem (the command's cache holds them)."""
     config.profile_override, checks.recorder, lockfile.collected = profile, recorder, lock_roots
+    lockfile.not_derived = not_derived
     lockfile.optional = lock_optional
     reporting.tagging = True
     try:
         yield
     finally:
         config.profile_override, checks.recorder, lockfile.collected = None, None, None
-        lockfile.optional = False
+        lockfile.not_derived, lockfile.optional = None, False
         reporting.tagging = False
 
 

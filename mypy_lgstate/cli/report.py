@@ -30,6 +30,7 @@ def _as_data(recorder: CoverageRecorder, findings: int) -> dict[str, Any]:
         "graphs": [
             {
                 "state": graph.state,
+                "title": graph.title,
                 "declared_at": graph.declared_at._asdict() if graph.declared_at else None,
                 "schemas": [
                     {"class": s.fullname, "roles": list(s.roles), "file": s.file}
@@ -75,7 +76,8 @@ def as_text(recorder: CoverageRecorder, findings: int) -> str:
         for schema in graph.schemas:
             where = f" ({schema.file})" if schema.file else ""
             lines.append(f"  {'/'.join(schema.roles)} schema: {schema.fullname}{where}")
-        lines.append(f"  channels: {', '.join(graph.channels) or '(none known)'}")
+        if graph.channels or graph.title is None:  # the functional API's tasks have none
+            lines.append(f"  channels: {', '.join(graph.channels) or '(none known)'}")
         for node in _sorted_nodes(graph):
             reason = f": {node.reason}" if node.reason else ""
             lines.append(
@@ -107,7 +109,7 @@ def as_markdown(recorder: CoverageRecorder, findings: int) -> str:
             f"| `{s.fullname}` | {', '.join(s.roles)} | {s.file or ''} |" for s in graph.schemas
         ]
         channels = ", ".join(f"`{channel}`" for channel in graph.channels) or "(none known)"
-        lines += ["", f"Channels: {channels}", ""]
+        lines += ["", f"Channels: {channels}", ""] if graph.channels or graph.title is None else [""]
         if graph.nodes:
             lines += ["| node | status | where | why |", "|---|---|---|---|"]
             lines += [
@@ -159,6 +161,8 @@ def _unknown_graph(site: WriteSite) -> str:
 
 def _graph_title(graph: GraphCoverage) -> str:
     declared = graph.declared_at
+    if graph.title is not None:  # the functional API's
+        return graph.title + (f" ({_at(declared)})" if declared else "")
     where = f" ({_at(declared)})" if declared else " (no StateGraph(...) call in the checked code)"
     return f"{graph.state or '(unknown state)'}{where}"
 

@@ -64,11 +64,13 @@ def drift_message(
 
     ``path`` is where the change sits in the state, ``class_name`` the class's current short name.
     A graph-state class itself (``State.field``: one dot) is never stored whole: each field is a
-    channel, and LangGraph builds the model or dataclass from the channels for every node."""
+    channel, and LangGraph builds the model or dataclass from the channels for every node. A value
+    of the functional API (``summarize().field``) is stored whole, as any value in a channel."""
     located = f"{path} ({where})" if where else path
     # The lock file keeps full names; a message shows builtins as the user wrote them.
     old, new = old.replace("builtins.", ""), new.replace("builtins.", "")
-    root = "." not in path.partition(".")[2] and change in ("added", "narrowed")
+    first, _, rest = path.partition(".")
+    root = "(" not in first and "." not in rest and change in ("added", "narrowed")
     if root and kind in ("pydantic model", "dataclass"):
         what, fix = _ROOT_OUTCOMES[change](class_name, kind, old, new)
     else:

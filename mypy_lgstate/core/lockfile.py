@@ -36,6 +36,10 @@ NO_LOCK: Final = Lock({}, "")
 # ``lgstate lock`` sets this to a dict before its build: the snapshot of every graph-state root checked
 # lands there, and the existing file is neither read nor compared. In mypy runs it stays None.
 collected: LockData | None = None
+# Set with ``collected``: the roots whose classes ``compile()`` does not derive for the strict
+# allowlist, and why ("task": a @task's result; "entrypoint": an @entrypoint's value in a module
+# under ``from __future__ import annotations``, whose annotations LangGraph reads as strings).
+not_derived: dict[str, str] | None = None
 # ``lgstate report`` sets this: the report does not need the lock, so a file that cannot be read is
 # read as no lock file instead of stopping the build.
 optional: bool = False

@@ -10,7 +10,9 @@ not is worded by ``node_status``; the report's formats are the command line's (`
 A graph is the ``StateGraph(...)`` call; a node belongs to the graph assigned to the variable its
 ``add_node`` is called on (``builder = StateGraph(State)``). A node added to a builder that no checked
 call assigned (a factory's result, an attribute) is grouped by the schema classes of the builder's
-type, and a graph input (``graph.invoke(...)``) names its graph by its state schema.
+type, and a graph input (``graph.invoke(...)``) names its graph by its state schema. An
+``@entrypoint`` is a graph of its own (the functional API), whose nodes are the function and the
+``@task`` functions its body calls.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ from collections.abc import Sequence
 from typing import Any, Final, NamedTuple
 
 from mypy.checker import TypeChecker
-from mypy.nodes import GDEF, LDEF, CallExpr, Expression, MemberExpr, NameExpr, TypeInfo, Var
+from mypy.nodes import GDEF, LDEF, CallExpr, Expression, FuncDef, MemberExpr, NameExpr, TypeInfo, Var
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import Instance, Type, TypedDictType, get_proper_type
 
 from mypy_lgstate.core.libraries import is_library
-from mypy_lgstate.routes import discovery, exported, sites
+from mypy_lgstate.routes import discovery, exported, sites, workflows
 from mypy_lgstate.routes.node_status import (
     DECLARE,
     NODE_STATUSES,
@@ -70,18 +72,24 @@ class WriteSite(NamedTuple):
 
 class GraphCoverage:
     def __init__(
-        self, declared_at: Location | None, schemas: tuple[Schema, ...], channels: tuple[str, ...]
+        self,
+        declared_at: Location | None,
+        schemas: tuple[Schema, ...],
+        channels: tuple[str, ...],
+        title: str | None = None,
     ) -> None:
         self.declared_at = declared_at  # None: a builder from elsewhere (a factory, a parameter)
         self.schemas = schemas
         self.channels = channels
+        self.title = title  # what names a graph of the functional API (no state schema does)
         self.nodes: dict[tuple[Location, str], NodeCoverage] = {}
         # Why part of the graph is not known (a middleware list built in another module).
         self.unresolved: list[str] = []
 
     @property
     def state(self) -> str | None:
-        return self.schemas[0].fullname if self.schemas else None
+        # A graph of the functional API has none: its schemas are its values' classes.
+        return self.schemas[0].fullname if self.schemas and self.title is None else None
 
     def count(self, status: NodeStatus) -> int:
         return sum(node.status == status for node in self.nodes.values())
@@ -109,6 +117,9 @@ class CoverageRecorder:
     def __init__(self) -> None:
         self.graphs: dict[GraphKey, GraphCoverage] = {}
         self.write_sites: dict[tuple[Location, int, str], WriteSite] = {}
+        # The functional API: each @entrypoint's graph with what its body calls, each @task.
+        self._calls: dict[Location, set[str]] = {}
+        self._tasks: dict[str, dict[tuple[Location, str], NodeCoverage]] = {}
 
     # Called by the checks ------------------------------------------------------------------------
 
@@ -181,6 +192,54 @@ class CoverageRecorder:
         declared = declared_return(return_type, api)
         return NodeRecord(graph.nodes, (location, node.name), declared, through(node))
 
+    def functional(
+        self,
+        ctx: FunctionContext | MethodContext,
+        function: FuncDef,
+        values: Sequence[tuple[str, Type]],
+        *,
+        task: bool,
+        from_body: bool,
+    ) -> NodeRecord | None:
+        """An ``@entrypoint`` (a graph, ``workflows.py``, with the function as a node) or a
+        ``@task`` (a node of the entrypoints that call it). A function whose return type does not
+        tell is read from its body: its ``NodeRecord`` is returned, as ``node`` returns one."""
+        api = _checker(ctx)
+        location = _location(api, function.line)
+        nodes: dict[tuple[Location, str], NodeCoverage]
+        if task:
+            nodes = self._tasks.setdefault(function.fullname, {})
+        else:
+            if location not in self.graphs:
+                schemas = tuple(
+                    Schema(class_name(info), roles, _module_file(api, info))
+                    for info, roles in workflows.schema_roles(values).items()
+                )
+                title = "@entrypoint " + workflows.name(api, function)
+                self.graphs[location] = GraphCoverage(location, schemas, workflows.CHANNELS, title)
+                self._calls[location] = workflows.called(function)
+            nodes = self.graphs[location].nodes
+        key = (location, function.name)
+        nodes[key] = NodeCoverage(function.name, location, "checked", None)
+        if not from_body:
+            return None
+        return NodeRecord(nodes, key, declared_return(values[-1][1] if values else None, api))
+
+    def _attach_tasks(self) -> None:
+        """Each @task joins the graphs of the @entrypoint functions that call it; those that none
+        calls are listed together."""
+        uncalled: dict[tuple[Location, str], NodeCoverage] = {}
+        for fullname, nodes in self._tasks.items():
+            callers = [location for location, calls in self._calls.items() if fullname in calls]
+            for location in callers:
+                self.graphs[location].nodes.update(nodes)
+            if not callers:
+                uncalled.update(nodes)
+        if uncalled:
+            key = (workflows.UNCALLED_TASKS,)
+            graph = self.graphs.setdefault(key, GraphCoverage(None, (), (), key[0]))
+            graph.nodes.update(uncalled)
+
     def write_site(
         self,
         ctx: FunctionContext | MethodContext,
@@ -216,8 +275,11 @@ class CoverageRecorder:
     def _merge_undeclared(self) -> None:
         """A graph appears once, under the call that declares it: nodes added to a builder from
         elsewhere (a factory's result, a helper's parameter) join the one ``StateGraph(...)`` call
-        declaring the same state, when there is exactly one."""
-        for key in [key for key in self.graphs if isinstance(key, tuple) and key]:
+        declaring the same state, when there is exactly one. (And each @task joins the graphs of
+        its callers.)"""
+        self._attach_tasks()
+        uncalled = (workflows.UNCALLED_TASKS,)
+        for key in [key for key in self.graphs if isinstance(key, tuple) and key and key != uncalled]:
             state = key[0].partition("@")[0]
             declaring = [
                 graph

@@ -62,6 +62,9 @@ def main() -> None:
         app.RECORD = lambda state: got.append(describe(state))
         try:
             graph.invoke(Command(resume="yes"), {"configurable": {"thread_id": thread}})
+        except pydantic.ValidationError as error:
+            where = sorted([".".join(map(str, e["loc"])), e["type"]] for e in error.errors())
+            seen[thread] = {"raised": "ValidationError", "errors": where}
         except Exception as error:
             seen[thread] = {"raised": type(error).__name__}
         else:

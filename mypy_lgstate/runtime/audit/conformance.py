@@ -8,6 +8,8 @@ value parts from the declaration (a path such as ``["items"][2].sku``, and its p
 - ``missing``: a required TypedDict key, or a required model field, the value lacks;
 - ``fallback``: a pydantic model the loader could not validate (it fell back to
   ``model_construct``): a field holds what the model no longer accepts;
+- ``extra``: the same, for a field a model that forbids extra fields (``extra="forbid"``) no longer
+  declares;
 - ``class``: a class (model, dataclass, NamedTuple, enum) is declared, and the value is something
   else (a dict, a bare value): the stored bytes tell why (``stored.py``);
 - ``type``: any other value that is not of the declared type.
@@ -37,6 +39,7 @@ Path = Union[tuple["Path", str, Any], None]
 
 MISSING: Final = "missing"
 FALLBACK: Final = "fallback"
+EXTRA: Final = "extra"
 CLASS: Final = "class"
 TYPE: Final = "type"
 
@@ -54,6 +57,7 @@ class Mismatch(NamedTuple):
     segments: tuple[tuple[str, Any], ...]  # the path as steps, to find the stored bytes
     value: Any  # the loaded value there
     nested: bool = False  # a model's field deeper than its own (the model fell back whole)
+    holder: Any = None  # the class whose field (or key) the place is, None for a channel itself
 
 
 def format_path(path: Path) -> tuple[str, str, tuple[tuple[str, Any], ...]]:
@@ -63,6 +67,12 @@ def format_path(path: Path) -> tuple[str, str, tuple[tuple[str, Any], ...]]:
         path, kind, key = path
         steps.append((kind, key))
     steps.reverse()
+    exact, pattern = format_steps(steps)
+    return exact, pattern, tuple(steps)
+
+
+def format_steps(steps: Iterable[tuple[str, Any]]) -> tuple[str, str]:
+    """The exact path and the pattern of ``steps``."""
     exact: list[str] = []
     pattern: list[str] = []
     for kind, key in steps:
@@ -83,7 +93,7 @@ def format_path(path: Path) -> tuple[str, str, tuple[tuple[str, Any], ...]]:
         else:
             exact.append(f"[{key}]")
             pattern.append("[]")
-    return "".join(exact), "".join(pattern), tuple(steps)
+    return "".join(exact), "".join(pattern)
 
 
 def _key(key: Any) -> str:
@@ -131,9 +141,10 @@ def _mismatch(
     detail: str,
     value: Any = None,
     nested: bool = False,
+    holder: Any = None,
 ) -> None:
     exact, pattern, steps = format_path(path)
-    out.append(Mismatch(exact, pattern, kind, declared, owner, detail, steps, value, nested))
+    out.append(Mismatch(exact, pattern, kind, declared, owner, detail, steps, value, nested, holder))
 
 
 class AnyNode(Node):
@@ -328,7 +339,9 @@ class ClassNode(_FieldsNode):
             if node is not ANY and name not in reported:
                 field = getattr(value, name, _ABSENT)
                 if field is not _ABSENT:
+                    start = len(out)
                     node.check(field, (path, "f", name), out, depth + 1)
+                    _declared_by(cls, out, start)
 
     def _invalid_fields(self, value: Any, path: Path, out: list[Mismatch]) -> set[str]:
         """The fields that do not validate, each reported: the loader has then rebuilt the model
@@ -341,36 +354,60 @@ class ClassNode(_FieldsNode):
         try:
             type(value).__pydantic_validator__.validate_python(data)
         except Exception as error:  # ValidationError, or a validator of the user's that raised
-            errors = getattr(error, "errors", None)
-            reported: set[str] = set()
-            for problem in errors() if callable(errors) else ():
-                loc = problem.get("loc") or ()
-                if not loc or not isinstance(loc[0], str):
-                    continue
-                field = loc[0]
-                where, last = self._located(loc, path)
-                if problem.get("type") == "missing":
-                    kind, detail = MISSING, str(last)
-                else:
-                    kind, detail = FALLBACK, str(problem.get("msg", ""))
-                _mismatch(
-                    out, where, kind, self.cls, self.cls.__name__, detail, nested=len(loc) > 1
-                )
-                reported.add(field)
+            reported = self.validation_errors(error, path, out)
             if not reported:
                 _mismatch(out, path, FALLBACK, self.cls, self.cls.__name__, _first_line(str(error)))
                 reported.update(self.fields())
             return reported
         return set()
 
-    def _located(self, loc: tuple[Any, ...], path: Path) -> tuple[Path, Any]:
+    def validation_errors(self, error: Exception, path: Path, out: list[Mismatch]) -> set[str]:
+        """Each error of a ``ValidationError`` of this class, as a mismatch where it lies (its
+        kind by pydantic's error type: ``missing``, ``extra`` or ``fallback``); the fields they
+        are in."""
+        errors = getattr(error, "errors", None)
+        reported: set[str] = set()
+        for problem in errors() if callable(errors) else ():
+            loc = problem.get("loc") or ()
+            if not loc or not isinstance(loc[0], str):
+                continue
+            where, last, holder = self._located(loc, path)
+            kind = {"missing": MISSING, "extra_forbidden": EXTRA}.get(problem.get("type"), FALLBACK)
+            detail = str(last) if kind != FALLBACK else str(problem.get("msg", ""))
+            _mismatch(
+                out, where, kind, self.cls, self.cls.__name__, detail, problem.get("input"),
+                nested=len(loc) > 1, holder=holder,
+            )
+            reported.add(loc[0])
+        return reported
+
+    def _located(self, loc: tuple[Any, ...], path: Path) -> tuple[Path, Any, type | None]:
         """The path pydantic's error location names, read along the declared types (a str is a
-        model's field or a mapping's key, an int a list's index); it stops where they part."""
+        model's field or a mapping's key, an int a list's index); it stops where they part. And
+        the class whose field (or key) the last step is, when it is one."""
         node: Node | None = self
         last: Any = loc[-1]
-        for step in loc:
+        holder: type | None = None
+        steps = list(loc)
+        while steps:
+            step = steps[0]
+            if isinstance(node, UnionNode):
+                # pydantic names the member it tried (``Prefs``) in a union of several; an
+                # Optional adds no step.
+                named = [m for m in node.members if isinstance(m, _FieldsNode) and m.cls.__name__ == step]
+                structured = [m for m in node.members if not _is_none(m)]
+                if named:
+                    node = named[0]
+                    steps.pop(0)
+                elif len(structured) == 1:
+                    node = structured[0]
+                else:
+                    break
+                continue
+            steps.pop(0)
             if isinstance(node, (ClassNode, TypedDictNode)) and isinstance(step, str):
                 path = (path, "f" if isinstance(node, ClassNode) else "k", step)
+                holder = node.cls
                 node = node.fields().get(step)
             elif isinstance(node, MappingNode):
                 path = (path, "m", step)
@@ -380,7 +417,7 @@ class ClassNode(_FieldsNode):
                 node = node.item if isinstance(node, CollectionNode) else node.variadic
             else:
                 break
-        return path, last
+        return path, last, holder
 
     def shape(self, value: Any) -> bool:
         if isinstance(value, self.cls):
@@ -407,7 +444,9 @@ class TypedDictNode(_FieldsNode):
                 _mismatch(out, (path, "k", key), MISSING, self.cls, name, key)
         for key, node in self.fields().items():
             if node is not ANY and key in value:
+                start = len(out)
                 node.check(value[key], (path, "k", key), out, depth + 1)
+                _declared_by(self.cls, out, start)
 
     def shape(self, value: Any) -> bool:
         return isinstance(value, dict)
@@ -428,6 +467,21 @@ class LibraryClassNode(Node):
 
 
 _ABSENT: Final = object()
+
+
+def _declared_by(cls: type, out: list[Mismatch], start: int) -> None:
+    """The mismatches found from ``start`` on lie in a field of ``cls``: those no class deeper
+    claims are declared by it (the message names the class that declares the field, not the
+    state)."""
+    for index in range(start, len(out)):
+        if out[index].holder is None and not out[index].owner:
+            out[index] = out[index]._replace(owner=cls.__name__, holder=cls)
+
+
+def _is_none(node: Node) -> bool:
+    return isinstance(node, InstanceNode) and node.classes == (type(None),)
+
+
 def _accepts_str(node: Node) -> bool:
     return isinstance(node, InstanceNode) and str in node.exact
 

@@ -31,10 +31,15 @@ def _plural(count: int, noun: str) -> str:
 
 def summary(result: Result) -> str:
     tally, options = result.tally, result.options
-    which = "every checkpoint" if options.all_checkpoints else "the latest checkpoint of each thread"
+    subgraphs = tally.namespaces - tally.threads  # a subgraph's namespaces: its own checkpoints
+    each = "each thread and subgraph namespace" if subgraphs else "each thread"
+    which = "every checkpoint" if options.all_checkpoints else f"the latest checkpoint of {each}"
     graphs = ", ".join(options.graphs)
+    threads = _plural(tally.threads, "thread")
+    if subgraphs:
+        threads += f" (and {_plural(subgraphs, 'subgraph namespace')} in them)"
     line = (
-        f"audited {_plural(tally.threads, 'thread')}, {_plural(tally.checkpoints, 'checkpoint')}"
+        f"audited {threads}, {_plural(tally.checkpoints, 'checkpoint')}"
         f" ({which}) of {shown(options.store)} against {graphs}"
     )
     if tally.skipped:
@@ -59,6 +64,11 @@ def _counts(counts: dict[str, list[int]], order: tuple[str, ...] = ()) -> list[t
     return [(item, threads, findings) for item, (threads, findings) in items]
 
 
+def _also_at(problem: Problem) -> list[str]:
+    """The other places a problem of a class was found at (its message names the first)."""
+    return [pattern for _, pattern in problem.places[1:]]
+
+
 def _examples(problem: Problem) -> str:
     return ", ".join(
         example.thread_id + (f" ({example.checkpoint_ns})" if example.checkpoint_ns else "")
@@ -81,9 +91,9 @@ def as_text(result: Result) -> str:
             finding = problem.finding
             more = problem.threads - len(problem.examples)
             examples = _examples(problem) + (f" and {more:,} more" if more > 0 else "")
-            lines.append(
-                f"{finding.kind}: {finding.message}"
-            )
+            lines.append(f"{finding.kind}: {finding.message}")
+            if len(problem.places) > 1:
+                lines.append(f"  also at {', '.join(_also_at(problem))}")
             lines.append(
                 f"  {_plural(problem.threads, 'thread')} ({_plural(problem.findings, 'finding')}):"
                 f" {examples}"
@@ -100,6 +110,7 @@ def as_json(result: Result) -> str:
         "graphs": list(options.graphs),
         "checkpoints": "all" if options.all_checkpoints else "latest",
         "threads": tally.threads,
+        "namespaces": tally.namespaces,
         "checkpoints_audited": tally.checkpoints,
         "checkpoints_skipped": tally.skipped,
         "affected_threads": tally.affected,
@@ -116,6 +127,7 @@ def _problem_json(problem: Problem) -> dict[str, Any]:
         "kind": finding.kind,
         "channel": finding.channel,
         "path": finding.pattern,
+        "places": [{"channel": channel, "path": path} for channel, path in problem.places],
         "message": finding.message,
         "threads": problem.threads,
         "findings": problem.findings,
@@ -134,8 +146,9 @@ def as_markdown(result: Result) -> str:
         lines += ["", "## Problems", ""]
         for problem in tally.sorted_problems():
             finding = problem.finding
+            also = "".join(f", `{pattern}`" for pattern in _also_at(problem))
             lines.append(
-                f"- **{finding.kind}** `{finding.pattern}`: {_plural(problem.threads, 'thread')}"
+                f"- **{finding.kind}** `{finding.pattern}`{also}: {_plural(problem.threads, 'thread')}"
                 f" (for example {_examples(problem)})  "
             )
             lines.append(f"  {finding.message}")
@@ -171,13 +184,15 @@ def as_sarif(result: Result) -> str:
             "locations": [
                 {
                     "logicalLocations": [
-                        {"fullyQualifiedName": finding.pattern, "kind": "member"}
+                        {"fullyQualifiedName": pattern, "kind": "member"}
+                        for _, pattern in problem.places
                     ]
                 }
             ],
             "properties": {
                 "channel": finding.channel,
                 "path": finding.pattern,
+                "places": [{"channel": channel, "path": path} for channel, path in problem.places],
                 "threads": problem.threads,
                 "findings": problem.findings,
                 "examples": [example._asdict() for example in problem.examples],
@@ -206,6 +221,7 @@ def as_sarif(result: Result) -> str:
                 "results": results,
                 "properties": {
                     "threads": tally.threads,
+                    "namespaces": tally.namespaces,
                     "checkpoints": tally.checkpoints,
                     "affected_threads": tally.affected,
                 },

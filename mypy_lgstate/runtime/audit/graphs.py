@@ -16,7 +16,7 @@ import os
 import sys
 import typing
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import typing_extensions
 
@@ -28,11 +28,21 @@ class AuditInputError(Exception):
     """Input the audit cannot start from (a store, a graph): the message is the whole line."""
 
 
+NO_VALUE: Final = object()  # a channel that holds nothing until it is written
+
+
 class ChannelSpec(NamedTuple):
     name: str
     declared: Any  # the type of the value the channel holds
     value: Node
     write: Node  # what a pending write to it may hold
+    # A reducer's channel whose reducer declares nothing for its second parameter (operator.add,
+    # a lambda): a write is checked by what applying it gives (``apply_write``).
+    reducer: Any = None
+    shown: str = ""  # how messages name its value, when not by its key (the functional API)
+    # What a node reads from it before any write: a reducer's channel starts from its type's
+    # empty value (``list[int]``: ``[]``), so a checkpoint that holds none does not lack it.
+    empty: Any = NO_VALUE
 
 
 class GraphSpec(NamedTuple):
@@ -45,6 +55,8 @@ class GraphSpec(NamedTuple):
     subgraphs: dict[str, GraphSpec]  # by node path, "outer|inner"
     schemas: tuple[Any, ...]  # what compile() derives the strict allowlist from
     builder: Any  # the StateGraph, for compile()'s allowlist
+    nodes: frozenset[str] = frozenset()  # its node names: a checkpoint names those it ran
+    declarer: str = "the graph's state"  # what declares its channels, when no state class does
 
 
 def import_object(spec: str, option: str) -> Any:
@@ -73,11 +85,16 @@ def import_object(spec: str, option: str) -> Any:
 def load_graph(spec: str, compiler: Compiler) -> GraphSpec:
     obj = import_object(spec, "--graph")
     builder, compiled = _resolve(obj, spec)
+    if builder is None:
+        return _entrypoint_spec(spec, compiled, compiler)
     return _graph_spec(spec, builder, compiled, compiler)
 
 
 def _resolve(obj: Any, spec: str) -> tuple[Any, Any]:
+    """The ``StateGraph`` and the compiled graph; no builder for the functional API's
+    ``@entrypoint``, a graph of its own (``Pregel``)."""
     from langgraph.graph import StateGraph
+    from langgraph.pregel import Pregel
 
     for _ in range(2):  # a factory's result is resolved once more
         if isinstance(obj, StateGraph):
@@ -88,6 +105,8 @@ def _resolve(obj: Any, spec: str) -> tuple[Any, Any]:
         builder = getattr(obj, "builder", None)
         if isinstance(builder, StateGraph):
             return builder, obj
+        if isinstance(obj, Pregel) and builder is None:
+            return None, obj
         if callable(obj) and not isinstance(obj, type):
             try:
                 signature = inspect.signature(obj)
@@ -107,12 +126,53 @@ def _resolve(obj: Any, spec: str) -> tuple[Any, Any]:
             continue
         break
     raise AuditInputError(
-        f"--graph {spec}: not a LangGraph graph (a compiled graph, a StateGraph, or a function that"
-        f" returns one), but {type(obj).__name__}"
+        f"--graph {spec}: not a LangGraph graph (a compiled graph, a StateGraph, an @entrypoint, or"
+        f" a function that returns one), but {type(obj).__name__}"
+    )
+
+
+def _entrypoint_spec(label: str, workflow: Any, compiler: Compiler) -> GraphSpec:
+    """An ``@entrypoint`` workflow: the input it is invoked with (``__start__``, read again when
+    an interrupted run resumes), and what it saves for ``previous`` (``__previous__``, read by the
+    thread's next run); with ``entrypoint.final[R, S]``, also the value it returned
+    (``__end__``). Their types are read from the function's annotations, as mypy reads them
+    (LangGraph keeps them unresolved under ``from __future__ import annotations``)."""
+    from langgraph._internal._constants import PREVIOUS
+    from langgraph.constants import END, START
+    from langgraph.func import entrypoint
+
+    name, node = next(iter(workflow.nodes.items()))
+    function: Any = getattr(node.bound, "func", None)
+    try:
+        parameters = list(inspect.signature(function).parameters.values())
+        hints = typing.get_type_hints(function, include_extras=True)
+    except Exception:  # no function (a Runnable), or annotations that do not resolve
+        parameters, hints = [], {}
+    argument = parameters[0].name if parameters else "input"
+    returned = hints.get("return", Any)
+    final = typing.get_origin(returned) is entrypoint.final and len(typing.get_args(returned)) == 2
+    value, save = typing.get_args(returned) if final else (returned, returned)
+    declared = {START: hints.get(argument, Any), PREVIOUS: save}
+    shown = {START: f"{name}({argument})", PREVIOUS: f"{name}().save" if final else f"{name}()"}
+    if final:
+        declared[END], shown[END] = value, f"{name}().value"
+    channels = {
+        channel: ChannelSpec(
+            channel, typ, compiler.compile(typ), compiler.compile(typ), shown=shown[channel]
+        )
+        for channel, typ in declared.items()
+    }
+    # compile()'s allowlist: LangGraph derives it from the channels' types as it holds them.
+    schemas = [getattr(workflow.channels.get(channel), "typ", None) for channel in (START, END, PREVIOUS)]
+    schemas.append(getattr(workflow, "context_schema", None))
+    return GraphSpec(
+        label, None, "", None, channels, frozenset(), {}, tuple(schemas), workflow,
+        frozenset(workflow.nodes), declarer=name,
     )
 
 
 def _graph_spec(label: str, builder: Any, compiled: Any, compiler: Compiler) -> GraphSpec:
+    from langgraph._internal._typing import MISSING
     from langgraph.channels.binop import BinaryOperatorAggregate
     from langgraph.channels.last_value import LastValue, LastValueAfterFinish
 
@@ -123,9 +183,11 @@ def _graph_spec(label: str, builder: Any, compiled: Any, compiler: Compiler) -> 
             node = compiler.compile(declared)
             channels[name] = ChannelSpec(name, declared, node, node)
         elif isinstance(channel, BinaryOperatorAggregate):
+            write = compiler.compile(_reducer_update(channel.operator))
+            empty = channel.value if channel.value is not MISSING else NO_VALUE
             channels[name] = ChannelSpec(
-                name, declared, compiler.compile(declared),
-                compiler.compile(_reducer_update(channel.operator)),
+                name, declared, compiler.compile(declared), write,
+                channel if write is ANY else None, empty=empty,
             )
         else:  # Topic, a channel class of the user's: what it stores is its own
             channels[name] = ChannelSpec(name, Any, ANY, ANY)
@@ -153,7 +215,11 @@ def _graph_spec(label: str, builder: Any, compiled: Any, compiler: Compiler) -> 
     ]
     return GraphSpec(
         label, state if isinstance(state, type) else None, kind, state_node, channels,
-        frozenset(name for name in required if name in channels), subgraphs, tuple(schemas), builder,
+        frozenset(
+            name for name in required
+            if name in channels and channels[name].empty is NO_VALUE
+        ),
+        subgraphs, tuple(schemas), builder, frozenset(builder.nodes),
     )
 
 
@@ -185,6 +251,22 @@ def _reducer_update(reducer: Any) -> Any:
     if len(parameters) < 2:
         return Any
     return hints.get(parameters[1].name, Any)
+
+
+def apply_write(channel: Any, write: Any) -> Any:
+    """What a reducer's channel holds once ``write`` is applied to it, as LangGraph applies a
+    thread's pending writes when it resumes: the write's own contribution (applied to the
+    channel's empty value, so that the stored value's problems are not found again)."""
+    from langgraph._internal._typing import MISSING
+
+    fresh = channel.from_checkpoint(MISSING)
+    fresh.update([write])
+    return fresh.get()
+
+
+def reducer_name(channel: Any) -> str:
+    operator = channel.operator
+    return str(getattr(operator, "__name__", None) or type(operator).__name__)
 
 
 def strict_allowlist(graphs: Iterable[GraphSpec]) -> set[tuple[str, ...]]:

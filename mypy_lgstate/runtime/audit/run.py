@@ -23,7 +23,7 @@ from typing import Any, Final, NamedTuple
 
 from mypy_lgstate.core import config as lgconfig
 from mypy_lgstate.runtime.audit import wording
-from mypy_lgstate.runtime.audit.checkpoints import CHECKPOINT, Auditor
+from mypy_lgstate.runtime.audit.checkpoints import CHECKPOINT, Auditor, ThreadGraph
 from mypy_lgstate.runtime.audit.compiler import Compiler
 from mypy_lgstate.runtime.audit.graphs import (
     AuditInputError,
@@ -111,26 +111,40 @@ class _Session:
         )
 
     def audit_batch(self, keys: list[ThreadKey]) -> Tally:
+        """``keys`` in order: a thread's namespaces follow each other, in one batch."""
         tally = Tally(self.options.examples)
+        seen: set[Any] = set()
         with _quiet_serializer():
-            for key in keys:
-                self._audit_thread(key, tally)
+            for index, key in enumerate(keys):
+                if index == 0 or key.thread_id != keys[index - 1].thread_id:
+                    tally.threads += 1
+                    seen = set()
+                tally.namespaces += 1
+                self._audit_namespace(key, tally, seen)
         return tally
 
-    def _audit_thread(self, key: ThreadKey, tally: Tally) -> None:
-        tally.threads += 1
-        seen: set[Any] = set()
-        try:
-            for checkpoint_tuple in self.store.checkpoints(key, all_checkpoints=self.options.all_checkpoints):
-                self.audit_checkpoint(checkpoint_tuple, tally, seen)
-        except Exception as error:  # the saver itself failed on this thread's rows
-            message = wording.unreadable(CHECKPOINT, error_line(error))
-            finding = Finding(wording.UNREADABLE, CHECKPOINT, CHECKPOINT, message)
-            tally.add(finding, Example(key.thread_id, key.checkpoint_ns, "", CHECKPOINT), seen)
+    def _audit_namespace(self, key: ThreadKey, tally: Tally, seen: set[Any]) -> None:
+        thread = ThreadGraph()
+        checkpoints = self.store.checkpoints(key, all_checkpoints=self.options.all_checkpoints)
+        while True:
+            try:
+                checkpoint_tuple = next(checkpoints)
+            except StopIteration:
+                return
+            except Exception as error:  # the saver itself failed on this thread's rows
+                message = wording.unreadable(CHECKPOINT, error_line(error))
+                finding = Finding(wording.UNREADABLE, CHECKPOINT, CHECKPOINT, message)
+                tally.add(finding, Example(key.thread_id, key.checkpoint_ns, "", CHECKPOINT), seen)
+                return
+            self.audit_checkpoint(checkpoint_tuple, tally, seen, thread)
 
-    def audit_checkpoint(self, checkpoint_tuple: Any, tally: Tally, seen: set[Any]) -> None:
+    def audit_checkpoint(
+        self, checkpoint_tuple: Any, tally: Tally, seen: set[Any], thread: ThreadGraph
+    ) -> None:
+        """``seen``: what the checkpoint's thread has shown so far; ``thread``: the graph its
+        namespace is audited against, chosen by its first (latest) checkpoint."""
         configurable = checkpoint_tuple.config["configurable"]
-        findings = self.auditor.audit(checkpoint_tuple)
+        findings = self.auditor.audit(checkpoint_tuple, thread)
         if findings is None:
             tally.skipped += 1
             return
@@ -147,20 +161,27 @@ class _Session:
 
 
 def _audit_unkeyed(session: _Session, tally: Tally, progress: Progress | None) -> None:
-    seen_threads: dict[tuple[str, str], set[Any]] = {}
+    seen_threads: dict[str, set[Any]] = {}
+    namespaces: dict[tuple[str, str], ThreadGraph] = {}
     latest_only = not session.options.all_checkpoints
     part = Tally(session.options.examples)
     with _quiet_serializer():
+        # Newest first (the savers' order): a namespace's first checkpoint is its latest.
         for checkpoint_tuple in session.store.saver.list(None):
             configurable = checkpoint_tuple.config["configurable"]
-            key = (str(configurable.get("thread_id", "")), str(configurable.get("checkpoint_ns", "")))
-            seen = seen_threads.get(key)
+            thread_id = str(configurable.get("thread_id", ""))
+            key = (thread_id, str(configurable.get("checkpoint_ns", "")))
+            seen = seen_threads.get(thread_id)
             if seen is None:
-                seen = seen_threads[key] = set()
+                seen = seen_threads[thread_id] = set()
                 part.threads += 1
+            thread = namespaces.get(key)
+            if thread is None:
+                thread = namespaces[key] = ThreadGraph()
+                part.namespaces += 1
             elif latest_only:
                 continue
-            session.audit_checkpoint(checkpoint_tuple, part, seen)
+            session.audit_checkpoint(checkpoint_tuple, part, seen, thread)
             if part.checkpoints >= BATCH:
                 tally.merge(part)
                 part = Tally(session.options.examples)
@@ -170,15 +191,17 @@ def _audit_unkeyed(session: _Session, tally: Tally, progress: Progress | None) -
 
 
 def _batches(store: Store) -> Iterator[list[ThreadKey]]:
+    """The thread keys in batches of about ``BATCH``; a thread's namespaces stay in one batch (a
+    thread is counted once, in one process)."""
     after: ThreadKey | None = None
     batch: list[ThreadKey] = []
     while True:
         keys = store.thread_keys(after, PAGE)
         for key in keys:
-            batch.append(key)
-            if len(batch) == BATCH:
+            if len(batch) >= BATCH and key.thread_id != batch[-1].thread_id:
                 yield batch
                 batch = []
+            batch.append(key)
         if len(keys) < PAGE:
             break
         after = keys[-1]

@@ -108,6 +108,10 @@ UNEXPECTED_FIELDS: Final = "unexpected fields"  # the constructor rejects stored
 REJECTED: Final = "rejected"  # the constructor raised for another reason
 OTHER_CLASS: Final = "other class"  # it was another class, which still imports
 UNKNOWN: Final = "unknown"  # the bytes cannot tell (no msgpack, no class there)
+# The reasons that lie in the stored class, whichever place holds it.
+CLASS_CAUSES: Final = frozenset({
+    UNIMPORTABLE, NOT_ALLOWED, ENUM_VALUE, MISSING_FIELDS, UNEXPECTED_FIELDS, REJECTED
+})
 # PostgresSaver keeps a channel value that is a str, int, float or bool (an enum with such a mixin
 # included) as JSON in its checkpoints table, without its class (measured with
 # langgraph-checkpoint-postgres 3.2: v1 itself gets its str enum back as a str).

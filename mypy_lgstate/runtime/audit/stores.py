@@ -265,9 +265,10 @@ def _open_postgres(store: str, serde: AuditSerde) -> Store:
         from langgraph.checkpoint.postgres import PostgresSaver
         from psycopg.rows import dict_row
     except ImportError as error:
+        # mypy-lgstate is installed from a checkout (it is on no registry): its drivers are.
         raise AuditInputError(
             f"{shown(store)}: reading PostgreSQL needs langgraph-checkpoint-postgres and psycopg"
-            f" (pip install 'mypy-lgstate[audit]'): {error}"
+            f" (pip install langgraph-checkpoint-postgres 'psycopg[binary]'): {error}"
         ) from None
     url = store.replace("postgresql+psycopg://", "postgresql://", 1)
     try:

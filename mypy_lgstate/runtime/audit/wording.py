@@ -19,7 +19,7 @@ from typing import Any, Final
 from mypy_lgstate.core import drift_messages as drift
 from mypy_lgstate.core.messages import allowlist_what_fix, key_part, move_to_top_level_fix
 from mypy_lgstate.runtime.audit import stored as why
-from mypy_lgstate.runtime.audit.conformance import Mismatch, type_name
+from mypy_lgstate.runtime.audit.conformance import EXTRA, Mismatch, type_name
 
 UNIMPORTABLE: Final = "unimportable"
 FALLBACK: Final = "fallback"
@@ -36,11 +36,16 @@ _MIGRATE: Final = "or migrate the stored threads (update_state() with today's va
 class Place:
     """Where a value sits: a channel's value or a pending write, and the state around it."""
 
-    def __init__(self, channel: str, state: str, state_kind: str, *, write: bool) -> None:
+    def __init__(
+        self, channel: str, state: str, state_kind: str, *, write: bool, shown: str = ""
+    ) -> None:
         self.channel = channel
-        self.state = state  # the state schema's class name
+        self.state = state  # the state schema's class name (an entrypoint's function name)
         self.state_kind = state_kind
         self.write = write
+        # The path of the channel's value in messages: ``["order"]``; the functional API's
+        # channels are named as the plugin names them (``workflow(inputs)``, ``workflow().save``).
+        self.root = shown or key_part(channel)
 
     def resume_outcome(self) -> str:
         """What resuming does with a top-level value that does not fit its declaration."""
@@ -53,6 +58,15 @@ def unreadable(path: str, error: str) -> str:
     return (
         f"{path}: the serializer raises {error} on the stored bytes, and so does resuming the"
         " thread. Fix: restore the row from a backup, or delete the thread (delete_thread())"
+    )
+
+
+def rejected_write(path: str, reducer: str, error: str) -> str:
+    """A stored write to a reducer's channel that today's reducer raises on."""
+    return (
+        f"{path}: the reducer {reducer} raises {error} on the stored write, and so does resuming"
+        f" the thread, which applies it. Fix: make {reducer} accept what old threads wrote, or let"
+        " them finish before the deploy"
     )
 
 
@@ -84,6 +98,12 @@ def mismatch(path: str, found: Mismatch, place: Place) -> tuple[str, str]:
     """The kind and message of a value that is not what its declaration says (not a ``class``
     mismatch: those are explained by the stored bytes, ``class_mismatch``)."""
     declared = type_name(found.declared)
+    if found.kind == EXTRA:
+        return FALLBACK, extra_field(path, found, (
+            f", so the stored {found.owner} no longer validates: the loader falls back to"
+            f" {found.owner}.model_construct(), whose nested models stay plain dicts (reading their"
+            " fields raises AttributeError)"
+        ))
     if found.kind in (MISSING, FALLBACK) and found.nested:
         problem = f'has no value for required field "{found.detail}"' if found.kind == MISSING else (
             f"no longer validates ({found.detail})"
@@ -122,6 +142,37 @@ def mismatch(path: str, found: Mismatch, place: Place) -> tuple[str, str]:
     return TYPE, (
         f'{path} is "{found.detail}", but {owner} declares "{declared}" for it: {outcome}.'
         f" Fix: {fix}"
+    )
+
+
+def extra_field(path: str, found: Mismatch, effect: str) -> str:
+    """A stored field that a model forbidding extra fields (``extra="forbid"``) no longer
+    declares: its validation fails, whatever the field holds (a type to widen, or a default to
+    give, would change nothing)."""
+    holder = found.holder.__name__ if isinstance(found.holder, type) else found.owner
+    return (
+        f'{path} is not a field of {holder}, which forbids extra fields (extra="forbid"){effect}.'
+        f' Fix: drop "{found.detail}" from old values in a model_validator(mode="before") of'
+        f' {holder}, or let {holder} ignore extra fields (extra="ignore")'
+    )
+
+
+def state_validation(path: str, found: Mismatch, place: Place) -> tuple[str, str]:
+    """A place inside a field of a pydantic state that does not validate: LangGraph builds the
+    state before the next node, and that raises (a field itself is ``mismatch``'s or
+    ``missing_channel``'s)."""
+    outcome = place.resume_outcome()
+    holder = found.holder.__name__ if isinstance(found.holder, type) else found.owner
+    if found.kind == EXTRA:
+        return TYPE, extra_field(path, found, f": {outcome}")
+    if found.kind == MISSING:
+        return MISSING, (
+            f'{path} is missing: the stored value has no field "{found.detail}", which {holder}'
+            f" requires, and {outcome}. Fix: {drift.FILL_IN_FIX}"
+        )
+    return TYPE, (
+        f"{path} no longer validates in {holder} ({found.detail}): {outcome}. Fix:"
+        f" {drift.MODEL_VALIDATOR_FIX}"
     )
 
 
@@ -208,7 +259,7 @@ def _literal(value: Any) -> str:
 
 
 def _top(place: Place) -> str:
-    return key_part(place.channel)
+    return place.root
 
 
 def _is_enum(cls: Any) -> bool:

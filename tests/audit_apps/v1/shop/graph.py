@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import operator
 from collections.abc import Callable
+from typing import Annotated
 
 import pydantic
 from langgraph.graph import END, START, StateGraph
@@ -31,6 +33,7 @@ class Limits(pydantic.BaseModel):
 
 class Item(pydantic.BaseModel):
     name: str
+    gift_wrap: bool = False
 
 
 class Cart(pydantic.BaseModel):
@@ -50,9 +53,16 @@ class Parcel:
     weight: int
 
 
+@dataclasses.dataclass
+class Stamp:
+    code: str
+    legacy: str = ""
+
+
 class Address(TypedDict):
     city: str
     zip: NotRequired[str]
+    floor: NotRequired[str]
 
 
 class State(TypedDict):
@@ -70,6 +80,10 @@ class State(TypedDict):
     score: NotRequired[int]
     widened: NotRequired[int]
     legacy: NotRequired[str]
+    tallies: NotRequired[Annotated[list[str], operator.add]]
+    stamp_in: NotRequired[Stamp]
+    stamp_out: NotRequired[Stamp]
+    stamp_back: NotRequired[Stamp]
 
 
 def fill(state: State) -> dict:
@@ -84,11 +98,14 @@ def fill(state: State) -> dict:
         "parcel": Parcel(weight=3),
         "color": Color.PURPLE,
         "status": Status.ACTIVE,
-        "address": {"city": "Oslo"},
+        "address": {"city": "Oslo", "floor": "3rd"},
         "note": None,
         "score": 7,
         "widened": 8,
         "legacy": "kept",
+        "stamp_in": Stamp("in"),
+        "stamp_out": Stamp("out"),
+        "stamp_back": Stamp("back"),
     }
 
 
@@ -99,6 +116,11 @@ def recolor(state: State) -> dict:
 def ask(state: State) -> dict:
     interrupt("approve?")
     return {}
+
+
+def tally(state: State) -> dict:
+    """Runs beside ask: when ask interrupts, its write is a pending write of the checkpoint."""
+    return {"tallies": ["x"]} if state["case"] == "shared" else {}
 
 
 # Set by the tests' resume script: called with what the node after the interrupt gets.
@@ -115,12 +137,20 @@ builder = StateGraph(State)
 builder.add_node("fill", fill)
 builder.add_node("recolor", recolor)
 builder.add_node("ask", ask)
+builder.add_node("tally", tally)
 builder.add_node("after", after)
 builder.add_edge(START, "fill")
 builder.add_edge("fill", "recolor")
 builder.add_edge("recolor", "ask")
+builder.add_edge("recolor", "tally")
+builder.add_edge("tally", END)
 builder.add_edge("ask", "after")
 builder.add_edge("after", END)
+
+
+class Prefs(pydantic.BaseModel):
+    theme: str
+    legacy: str = ""
 
 
 class Profile(pydantic.BaseModel):
@@ -128,10 +158,12 @@ class Profile(pydantic.BaseModel):
 
     name: str
     count: int | None = None
+    prefs: Prefs | None = None
 
 
 def profile_fill(state: Profile) -> dict:
-    return {"count": None}
+    # A dict for a model field: stored as it is written, validated into Prefs before each node.
+    return {"count": None, "prefs": {"theme": "dark", "legacy": "x"}}
 
 
 profile_builder = StateGraph(Profile)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import operator
 from collections.abc import Callable
+from typing import Annotated
 
 import pydantic
 from langgraph.graph import END, START, StateGraph
@@ -33,6 +35,8 @@ class Limits(pydantic.BaseModel):
 
 
 class Item(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid")  # and gift_wrap removed
+
     name: str
     sku: str
 
@@ -61,9 +65,15 @@ class Parcel:
     label: str
 
 
+@dataclasses.dataclass
+class Stamp:  # legacy removed
+    code: str
+
+
 class Address(TypedDict):
     city: str
     zip: str
+    floor: NotRequired[int]
 
 
 class State(TypedDict):
@@ -80,6 +90,10 @@ class State(TypedDict):
     note: NotRequired[str]
     score: NotRequired[str]
     widened: NotRequired[int]
+    tallies: NotRequired[Annotated[list[int], operator.add]]
+    stamp_in: NotRequired[Stamp]
+    stamp_out: NotRequired[Stamp]
+    stamp_back: NotRequired[Stamp]
 
 
 def fill(state: State) -> dict:
@@ -95,6 +109,10 @@ def ask(state: State) -> dict:
     return {}
 
 
+def tally(state: State) -> dict:
+    return {}
+
+
 def after(state: object) -> dict:
     if RECORD is not None:
         RECORD(state)
@@ -105,18 +123,28 @@ builder = StateGraph(State)
 builder.add_node("fill", fill)
 builder.add_node("recolor", recolor)
 builder.add_node("ask", ask)
+builder.add_node("tally", tally)
 builder.add_node("after", after)
 builder.add_edge(START, "fill")
 builder.add_edge("fill", "recolor")
 builder.add_edge("recolor", "ask")
+builder.add_edge("recolor", "tally")
+builder.add_edge("tally", END)
 builder.add_edge("ask", "after")
 builder.add_edge("after", END)
+
+
+class Prefs(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid")  # and legacy removed
+
+    theme: str
 
 
 class Profile(pydantic.BaseModel):
     name: str
     count: int
     email: str
+    prefs: Prefs | None = None
 
 
 def profile_fill(state: Profile) -> dict:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import operator
 from collections.abc import Callable
+from typing import Annotated
 
 import pydantic
 from langgraph.graph import END, START, StateGraph
@@ -34,6 +36,7 @@ class Limits(pydantic.BaseModel):
 
 class Item(pydantic.BaseModel):
     name: str
+    gift_wrap: bool = False
 
 
 class Cart(pydantic.BaseModel):
@@ -53,9 +56,16 @@ class Parcel:
     weight: int
 
 
+@dataclasses.dataclass
+class Stamp:
+    code: str
+    legacy: str = ""
+
+
 class Address(TypedDict):
     city: str
     zip: NotRequired[str]
+    floor: NotRequired[str | int]
     note: NotRequired[str]
 
 
@@ -73,6 +83,10 @@ class State(TypedDict):
     note: NotRequired[str | None]
     score: NotRequired[int]
     widened: NotRequired[int | str]
+    tallies: NotRequired[Annotated[list[str | int], operator.add]]
+    stamp_in: NotRequired[Stamp]
+    stamp_out: NotRequired[Stamp]
+    stamp_back: NotRequired[Stamp]
     legacy: NotRequired[str]
     extra: NotRequired[str]
 
@@ -106,6 +120,10 @@ def ask(state: State) -> dict:
     return {}
 
 
+def tally(state: State) -> dict:
+    return {}
+
+
 # Set by the tests' resume script: called with what the node after the interrupt gets.
 RECORD: Callable[[object], None] | None = None
 
@@ -120,12 +138,19 @@ builder = StateGraph(State)
 builder.add_node("fill", fill)
 builder.add_node("recolor", recolor)
 builder.add_node("ask", ask)
+builder.add_node("tally", tally)
 builder.add_node("after", after)
 builder.add_edge(START, "fill")
 builder.add_edge("fill", "recolor")
 builder.add_edge("recolor", "ask")
+builder.add_edge("recolor", "tally")
+builder.add_edge("tally", END)
 builder.add_edge("ask", "after")
 builder.add_edge("after", END)
+
+
+class Prefs(pydantic.BaseModel):  # legacy removed: the stored key is ignored
+    theme: str
 
 
 class Profile(pydantic.BaseModel):
@@ -134,6 +159,7 @@ class Profile(pydantic.BaseModel):
     name: str
     count: int | None = None
     nickname: str = ""
+    prefs: Prefs | None = None
 
 
 def profile_fill(state: Profile) -> dict:
