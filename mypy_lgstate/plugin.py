@@ -150,7 +150,7 @@ class LGStatePlugin(Plugin):
         # module's check, where node bodies are read, is handed the module alone); in the daemon,
         # which rechecks a node's body alone, its displays are also read as they are checked
         # (``Checks.dict_display``).
-        self._function_hooks[DICT_DISPLAY] = self._dispatch("dict_display")
+        self._function_hooks[DICT_DISPLAY] = self._dict_display
         if options.fine_grained_incremental:
             self._method_hooks["builtins.dict.__setitem__"] = self._dispatch("dict_item")
         # The node-shaped functions of each module being checked, found as its cache is written and
@@ -212,6 +212,13 @@ class LGStatePlugin(Plugin):
             return result
 
         return hook
+
+    def _dict_display(self, ctx: FunctionContext) -> Type:
+        # Every dict display of every module comes here, in code that never touches LangGraph too.
+        # Until a hook of graph code has fired there is no node body to read and no checker to note
+        # (the end of a module's check finds its checker itself): nothing is imported or built.
+        checks = self._checks
+        return ctx.default_return_type if checks is None else checks.dict_display(ctx)
 
     # mypy's hooks --------------------------------------------------------------------------------
 
