@@ -11,10 +11,10 @@ and the daemon read them back. A class whose module is still being checked (the 
 module, or the same import cycle) still has its syntax, read directly. A class with neither (never
 seen by this plugin version) is not known: whether it has reducers is unknown.
 
-A library module that imports no ``Annotated`` and nothing of LangGraph or LangChain
-(``state_modules.may_declare_channels``) declares no channel of its own: of its classes only the
-TypedDicts are read (their bases are in their syntax alone), and a model or dataclass of it has the
-channels of its bases. The standard library's stubs are not read at all.
+A module that imports no ``Annotated`` and nothing of LangGraph or LangChain
+(``state_modules.may_declare_channels``), the user's or a library's, declares no channel of its own:
+of its classes only the TypedDicts are read (their bases are in their syntax alone), and a model or
+dataclass of it has the channels of its bases. The standard library's stubs are not read at all.
 """
 
 from __future__ import annotations
@@ -49,7 +49,6 @@ from mypy.server.trigger import make_trigger
 from mypy.types import Instance, LiteralType, RawExpressionType, Type, UnboundType
 
 from mypy_lgstate.core import rules
-from mypy_lgstate.core.libraries import is_library
 from mypy_lgstate.routes import discovery
 from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.state_modules import is_stdlib_stub, may_declare_channels
@@ -165,13 +164,9 @@ def specs_of(info: TypeInfo, modules: dict[str, MypyFile]) -> dict[str, Spec] | 
     file = modules.get(info.module_name)
     if file is None:
         return None
-    if (
-        info.typeddict_type is None
-        and is_library(file.path)
-        and (file.is_cache_skeleton or not may_declare_channels(file))
-    ):
-        # A library's model or dataclass without a record declares no channel of its own (or is
-        # one ``_class_defs`` does not reach): read alike from the cache and from its syntax.
+    if info.typeddict_type is None and (file.is_cache_skeleton or not may_declare_channels(file)):
+        # A model or dataclass without a record declares no channel of its own (or is one
+        # ``_class_defs`` does not reach): read alike from the cache and from its syntax.
         return _inherited_specs(info, modules)
     if is_stdlib_stub(file.path):
         return None  # the standard library's TypedDicts are not read, from syntax or cache alike
@@ -181,8 +176,8 @@ def specs_of(info: TypeInfo, modules: dict[str, MypyFile]) -> dict[str, Spec] | 
 
 
 def _inherited_specs(info: TypeInfo, modules: dict[str, MypyFile]) -> dict[str, Spec] | None:
-    """The channels of a model or dataclass of a library module that declares no channel of its
-    own, which records none: those of its bases (its MRO), whether it has the syntax or comes from
+    """The channels of a model or dataclass of a module that declares no channel of its own, which
+    records none: those of its bases (its MRO), whether it has the syntax or comes from
     the cache, so that every run reads it alike; its own fields are plain channels."""
     return _bases_specs(_model_bases(info), modules)
 

@@ -1,10 +1,11 @@
-"""Which library modules can declare channels of their own: the gate of what the plugin reads of
-each module as its cache is written.
+"""Which modules can declare channels of their own: the gate of what the plugin reads of each
+module as its cache is written.
 
 mypy writes a cache entry for every module it checks, the standard library and every installed
 library included: most modules of a LangGraph application's build are libraries that never touch
-LangGraph. Reading all their classes at every cold run cost the plugin more than any of its checks of
-the user's code, for nothing. A field declares its own channel only as ``Annotated[T, reducer]`` or
+LangGraph, and most of the application's own modules do not either (models, services, clients).
+Reading all their classes at every cold run cost the plugin more than any of its checks, for
+nothing. A field declares its own channel only as ``Annotated[T, reducer]`` or
 ``Annotated[T, SomeChannel]`` (the only form the plugin reads, and the one LangGraph documents), so
 a module that imports no ``Annotated`` and nothing of LangGraph or LangChain declares none: its
 models and dataclasses have the channels their bases declare, and the plugin need not read them.
@@ -23,7 +24,6 @@ from typing import Final
 
 from mypy.nodes import Import, ImportAll, ImportFrom, MypyFile
 
-from mypy_lgstate.core.libraries import is_library
 
 # Where LangGraph's own state and channels live, and what every library built on them imports.
 LANGGRAPH_PACKAGES: Final = frozenset({"langgraph", "langchain"})
@@ -41,13 +41,10 @@ def is_stdlib_stub(path: str) -> bool:
 
 def may_declare_channels(file: MypyFile) -> bool:
     """Whether fields of the classes of ``file``, a module just checked, may declare channels of
-    their own (reducers, channel classes): always in the user's code; in a library only in a module
-    of LangGraph or LangChain, or one that imports from them, imports a name ``Annotated`` (from
-    anywhere), the ``typing`` modules themselves, or ``*`` from anywhere."""
-    path = file.path
-    if not is_library(path):
-        return True
-    if is_stdlib_stub(path):
+    their own (reducers, channel classes): only in a module of LangGraph or LangChain, or one that
+    imports from them, imports a name ``Annotated`` (from anywhere), the ``typing`` modules
+    themselves, or ``*`` from anywhere; the user's modules and the libraries alike."""
+    if is_stdlib_stub(file.path):
         return False
     name = file.fullname
     if name.startswith(_INSIDE) or name in LANGGRAPH_PACKAGES:
