@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -37,6 +37,8 @@ from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.findings import Findings, outside
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.pending_bodies import Body, Pending
+from mypy_lgstate.checker.savers import Savers
+from mypy_lgstate.checker.tree_index import TreeIndex
 from mypy_lgstate.checker.walker import AGENT_STATE, Walker
 from mypy_lgstate.checker.writes import NodeGraph, RecordNode, Writes
 from mypy_lgstate.core import lockfile
@@ -63,27 +65,6 @@ if TYPE_CHECKING:
 # saw; in mypy runs it stays None, and the checks pay one comparison per graph, node and write site.
 recorder: CoverageRecorder | None = None
 
-_Index = TypeVar("_Index")
-
-
-class _TreeIndex(Generic[_Index]):
-    """An index of a module's syntax tree, built once per tree (a daemon run re-parses an edited
-    module)."""
-
-    def __init__(self, build: Callable[[MypyFile], _Index]) -> None:
-        self._build = build
-        self._trees: dict[str, tuple[MypyFile, _Index]] = {}
-
-    def of(self, tree: MypyFile) -> _Index:
-        known = self._trees.get(tree.fullname)
-        if known is None or known[0] is not tree:
-            known = self._trees[tree.fullname] = (tree, self._build(tree))
-        return known[1]
-
-    def clear(self) -> None:
-        self._trees.clear()
-
-
 class Checks:
     """Everything the hooks do, for one plugin object (one build, or one daemon session)."""
 
@@ -106,12 +87,13 @@ class Checks:
         self._strict = config.profile == "msgpack" and config.strict_msgpack
         self._allowlists: dict[tuple[TypeInfo, ...], frozenset[str]] = {}  # strict msgpack only
         # Each module's decorator calls and the functions they decorate.
-        self._decorator_calls = _TreeIndex(functional.decorated_functions)
+        self._decorator_calls = TreeIndex(functional.decorated_functions)
         # Each module's node functions and the classes of their graphs (strict msgpack).
-        self._node_graph_classes = _TreeIndex(builder_calls.node_graph_classes)
+        self._node_graph_classes = TreeIndex(builder_calls.node_graph_classes)
         self._builder_classes = builder_calls.BuilderClasses()
         # The graph a variable or factory of the module evaluates to, when its type names no schema.
         self._built = factories.BuiltGraphs()
+        self._savers = Savers(self.walker, self._graphs, self._emit, self._built)
         self._bodies = Pending(daemon=options.fine_grained_incremental)
         # The graph of each node function of the module being checked, by fullname, recorded as
         # the node is registered (see ``_enclosing_graph``).
@@ -248,6 +230,9 @@ class Checks:
             self._check_nodes(ctx, graph, classes, added.nodes)
         return ctx.default_return_type
 
+    def compile(self, ctx: MethodContext) -> Type:
+        return self._savers.compile(ctx, _checker(ctx))
+
     # Functional API ------------------------------------------------------------------------------
 
     def entrypoint(self, ctx: MethodContext) -> Type:
@@ -303,6 +288,7 @@ class Checks:
         if recorder is not None:
             recorder.agent(ctx, agent.classes, agent.unresolved)
         self._check_state(ctx, agent.states, allowlist_from=agent.classes)
+        self._savers.agent(ctx, api, agent.states)
         allowed = self._allowlist(agent.classes)
         if agent.structured_response is not None:
             # Its channel is declared with a type variable, so compile() never derives the

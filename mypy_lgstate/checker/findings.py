@@ -165,10 +165,11 @@ def _first_of_each(found: list[_Found]) -> tuple[_Found, ...]:
     return tuple(first.values())
 
 
-def channel_values(found: Findings, root: str, *, fields: bool) -> Findings:
+def channel_values(found: Findings, root: str, *, fields: bool, saver: str = "sqlite") -> Findings:
     """``found``, with the problems that read otherwise for a channel's whole value reworded: those
     at ``root`` itself, or at its fields (``fields``: ``root`` is a state class or an update type),
-    that are worded for a value below the top of a channel."""
+    that are worded for a value below the top of a channel. A saver that serializes each channel
+    value on its own (``memory``, ``postgres``) keeps a whole channel's bytearray: no problem."""
     if not any(problem.whole_channel_differs for problem in found.problems):
         return found
     back_as, fix = messages.WHOLE_BYTEARRAY_LOSSY
@@ -181,6 +182,12 @@ def channel_values(found: Findings, root: str, *, fields: bool) -> Findings:
             problem.anchors[0][1]
         )
 
+    if saver != "sqlite":
+        return found._replace(
+            problems=tuple(
+                p for p in found.problems if not (p.whole_channel_differs and at_top(p))
+            )
+        )
     return found._replace(
         problems=tuple(
             p._replace(what=whole, fix=fix) if p.whole_channel_differs and at_top(p) else p

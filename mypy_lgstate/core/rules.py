@@ -311,6 +311,10 @@ MSGPACK_SUBCLASS_KEY_RULES: Final[dict[str, Verdict]] = {
 }
 # Enum mixins whose members json writes as their values (dict keys: as str).
 JSON_VALUE_MIXINS: Final = (("builtins.str", "str"), ("builtins.int", "int"), ("builtins.float", "float"))
+# The saver ``postgres``: a channel's whole value that is an instance of one of these is stored inline
+# as JSON, so an enum with such a mixin comes back as its value (``messages.postgres_inline_what``;
+# a plain subclass of one comes back as the plain type under msgpack with every saver).
+POSTGRES_INLINE_MIXINS: Final = JSON_VALUE_MIXINS
 MSGPACK_KEY_RULES: Final[dict[str, Verdict]] = {
     "builtins.str": OK,
     "builtins.int": OK,
