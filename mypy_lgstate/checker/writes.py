@@ -270,8 +270,16 @@ class Writes:
                 # channel (checked where the node is registered), and what the channel holds.
                 fields = frozenset(schema_keys(body.schemas[0]))
                 unknown = [key.value for key in returned.keys if key.value not in fields]
-            # LangGraph drops the unknown keys, and never checkpoints the untracked ones.
-            dropped = [*unknown, *self._graphs.special_keys(api, body.schemas).untracked]
+            written = [
+                (key, expr) for key, expr in bodies.written_items(returned) if key not in unknown
+            ]
+            # LangGraph drops the unknown keys, and never checkpoints the untracked ones; a reducer
+            # that raises on its value never stores it.
+            dropped = [
+                *unknown,
+                *self._graphs.special_keys(api, body.schemas).untracked,
+                *self._raising(api, body.schemas, written),
+            ]
             values = [
                 value
                 for value in bodies.values(returned, root, api)
@@ -283,9 +291,6 @@ class Writes:
             )
             if body.coverage is not None and only is None and not returned.opaque:
                 body.coverage.read(sum(isinstance(proper_type(v.type), AnyType) for v in values))
-            written = [
-                (key, expr) for key, expr in bodies.written_items(returned) if key not in unknown
-            ]
             self._check_channel_types(api, f'Node "{name}"', written, body.schemas, root, reported)
 
     def restating(self, api: TypeChecker, schemas: tuple[TypeInfo, ...]) -> dict[str, list[Type]]:
@@ -324,6 +329,9 @@ class Writes:
             # An untracked channel is never checkpointed; a graph input is, whole (__start__).
             untracked = list(self._graphs.special_keys(api, typed).untracked)
             values = [value for value in values if not bodies.under_keys(value, root, untracked)]
+        raising = self._raising(api, typed, [(key.value, value) for key, value in items])
+        if raising:  # the reducer raises on these: their values are never stored
+            values = [value for value in values if not bodies.under_keys(value, root, raising)]
         reported = self._check_written(
             api, values, root, schemas, allowed, updates=site in sites.CHANNEL_ROOTS,
             declared=declared if root in repeats.CHANNEL_ITEM_ROOTS else None,
@@ -333,6 +341,19 @@ class Writes:
             assert writer is not None
             self._check_channel_types(api, writer, written, typed, root, reported)
         return reported
+
+    def _raising(
+        self, api: TypeChecker, schemas: tuple[TypeInfo, ...], items: list[tuple[str, Expression]]
+    ) -> list[str]:
+        """The keys of ``items`` whose channel's reducer raises on the value written."""
+        if not schemas or not items:
+            return []
+        accepting = self._graphs.accepting(api, schemas)
+        type_of = api.lookup_type_or_none
+        return [
+            key for key, expr in items
+            if channels.reducer_raises_on(expr, accepting.get(key), type_of)
+        ]
 
     def _unknown_command_keys(
         self, api: TypeChecker, graph: NodeGraph, items: list[tuple[StrExpr, Expression]]

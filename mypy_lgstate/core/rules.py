@@ -326,3 +326,12 @@ MSGPACK_KEY_RULES: Final[dict[str, Verdict]] = {
     "datetime.time": lossy("str", "use value.isoformat() as the key"),
     "uuid.UUID": lossy("str", "use str(value) as the key"),
 }
+
+
+# The roles LangChain makes a message of (``langchain_core.messages.utils``), in a ``(role,
+# content)`` tuple; a message dict may also be ``{"type": "remove", "id": ...}``. Any other role, and
+# a dict without ``role`` (or ``type``) and ``content``, raise ValueError in ``add_messages``.
+MESSAGE_ROLES: Final = frozenset(
+    {"human", "user", "ai", "assistant", "system", "developer", "function", "tool"}
+)
+MESSAGE_DICT_ROLES: Final = MESSAGE_ROLES | {"remove"}

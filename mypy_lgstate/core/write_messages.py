@@ -62,12 +62,11 @@ def channel_type_message(
 ) -> str:
     """``writer`` names who writes (``Node "n1"``, ``Command.update``); ``reducer`` the channel's
     reducer, whose second parameter says what the channel ``accepts``. ``missing``: a required key
-    the written dict lacks; ``raises``: the sequence class a concatenating reducer
-    (``operator.add``) adds only to itself, so the step raises."""
+    the written dict lacks; ``raises``: why the reducer (``operator.add``, ``operator.or_``) raises
+    on the value in that step (``a list can only be concatenated with a list``)."""
     if reducer is not None:
         called = (
-            f"LangGraph calls it with the value in that step, and a {raises} can only be"
-            f" concatenated with a {raises}: it raises TypeError"
+            f"LangGraph calls it with the value in that step, and {raises}: it raises TypeError"
             if raises is not None
             else "LangGraph calls it with the value"
         )
@@ -75,7 +74,10 @@ def channel_type_message(
             f'channel "{key}" ("{declared}" in "{schema}") has the reducer "{reducer}", which takes'
             f' "{accepts}": {called}'
         )
-        fix = f'write a value the reducer takes, or give "{key}" a reducer that takes "{written}"'
+        fix = (
+            f'write a value of type "{accepts}", which "{reducer}" takes, or change the reducer of'
+            f' "{key}" in "{schema}" to a function whose second parameter takes "{written}"'
+        )
     else:
         outcome = _CHANNEL_OUTCOMES[kind].format(written=written, declared=declared, schema=schema)
         what = f'channel "{key}" is declared "{declared}" in "{schema}": {outcome}'
@@ -98,18 +100,53 @@ _OVERWRITE_OUTCOMES: Final = {
 
 
 def overwrite_message(
-    writer: str, key: str, declared: str, schema: str, kind: str, checkpointed_as_json: bool
+    writer: str,
+    key: str,
+    declared: str,
+    schema: str,
+    kind: str,
+    checkpointed_as_json: bool,
+    *,
+    topic: bool = False,
 ) -> str:
-    """``Overwrite(value)`` written to a channel without a reducer. ``checkpointed_as_json``: the
-    json profile, and a channel that is checkpointed (not an ``UntrackedValue``)."""
+    """``Overwrite(value)`` written to a channel without a reducer, or to a ``Topic`` (``topic``),
+    which appends it. ``checkpointed_as_json``: the json profile, and a channel that is
+    checkpointed (not an ``UntrackedValue``)."""
     if checkpointed_as_json and kind != "pydantic":
         outcome = "the JSON serializer raises TypeError when the checkpoint is written"
+    elif topic and kind != "pydantic":
+        outcome = f'the nodes after it read an "Overwrite" object among the items of "{declared}"'
     else:
         outcome = _OVERWRITE_OUTCOMES[kind].format(declared=declared, schema=schema)
+    if topic:
+        return (
+            f'{writer} writes Overwrite(...) to channel "{key}" ("{declared}" in "{schema}"), a'
+            " Topic: a Topic appends each value written and does not unwrap an Overwrite, so"
+            f" LangGraph stores the Overwrite object as an item, and {outcome}. Fix: write the"
+            " values themselves (a Topic holds only what its step wrote, unless it accumulates)"
+        )
     return (
         f'{writer} writes Overwrite(...) to channel "{key}" ("{declared}" in "{schema}"), which has'
         " no reducer: only a reducer channel unwraps an Overwrite, so LangGraph stores the Overwrite"
         f' object itself, and {outcome}. Fix: write the value itself, or give "{key}" a reducer'
+    )
+
+
+# ``add_messages`` makes a message of each item it is given (``convert_to_messages``), and LangChain
+# raises ValueError for what it cannot make one of (measured: tests/test_reducers_runtime.py).
+def rejected_message(writer: str, key: str, item: str, role: str | None) -> str:
+    """``item``: how the offending item is shown (``{"text": ...}``); ``role``: the role no
+    message has, or ``None`` for a dict without ``role`` (or ``type``) and ``content``."""
+    if role is None:
+        reason = 'a message dict must hold "role" (or "type") and "content"'
+        fix = 'write {"role": "user", "content": ...}, or a message such as HumanMessage(content=...)'
+    else:
+        roles = "human, user, ai, assistant, system, developer, function and tool"
+        reason = f'no message has the role "{role}" (the roles are {roles})'
+        fix = "use one of those roles, or a message such as AIMessage(content=...)"
+    return (
+        f'{writer} writes {item} to channel "{key}", whose reducer "add_messages" makes a message'
+        f" of each item: LangChain raises ValueError in that step, as {reason}. Fix: {fix}"
     )
 
 

@@ -66,16 +66,13 @@ def find_problems(
     ]
 
 
-# The roles LangChain makes a message of, in a ``(role, content)`` tuple (``convert_to_messages``).
-MESSAGE_ROLES: Final = frozenset(
-    {"human", "user", "ai", "assistant", "system", "developer", "function", "tool"}
-)
-
-
 def _message_like(item: object) -> bool:
     """A ``(role, content)`` tuple that ``add_messages`` turns into a message."""
     return (
-        type(item) is tuple and len(item) == 2 and type(item[0]) is str and item[0] in MESSAGE_ROLES
+        type(item) is tuple
+        and len(item) == 2
+        and type(item[0]) is str
+        and item[0] in rules.MESSAGE_ROLES
     )
 
 
