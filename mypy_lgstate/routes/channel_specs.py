@@ -351,11 +351,11 @@ def keeps_written(node: SymbolNode) -> bool:
     # A function of a module loaded from the cache has no body, nor ``arguments`` to read.
     if len(body) != 1 or not isinstance(body[0], ReturnStmt):
         return False
-    returned = body[0].expr
+    value = body[0].expr
     return (
-        isinstance(returned, NameExpr)
+        isinstance(value, NameExpr)
         and len(node.arguments) >= 2
-        and returned.name == node.arguments[1].variable.name
+        and value.name == node.arguments[1].variable.name
     )
 
 
