@@ -28,6 +28,7 @@ from mypy.nodes import (
     FuncDef,
     ListExpr,
     MypyFile,
+    NameExpr,
     RefExpr,
     SetExpr,
     StarExpr,
@@ -175,10 +176,6 @@ def fits(written: Type, accepts: Type) -> bool:
     if isinstance(w, Instance) and w.last_known_value is not None:
         if is_subtype(w.last_known_value, a):
             return True
-    if isinstance(w, Instance) and isinstance(a, LiteralType) and w.type is a.fallback.type:
-        # A ``str`` where ``Literal["open", "closed"]`` is declared: mypy widens a local to its
-        # class (``status = "closed"``), which proves nothing about its value.
-        return w.last_known_value is None
     if isinstance(w, Instance) and isinstance(a, TypedDictType):
         # A dict is what a TypedDict is at run time: its values must fit every item.
         return w.type.fullname in _MAPPINGS and len(w.args) == 2 and all(
@@ -196,49 +193,82 @@ def fits(written: Type, accepts: Type) -> bool:
     return False
 
 
-def expr_fits(expr: Expression, accepts: Type, type_of: Callable[[Expression], Type | None]) -> bool:
+# The str literals every assignment of a local variable gives it (``None``: a value computed at run
+# time, a parameter, an attribute), for a ``str`` mypy widened from them.
+Literals = Callable[[NameExpr], "frozenset[str] | None"]
+
+
+def _no_literals(name: NameExpr) -> frozenset[str] | None:
+    return None
+
+
+def expr_fits(
+    expr: Expression,
+    accepts: Type,
+    type_of: Callable[[Expression], Type | None],
+    literals: Literals = _no_literals,
+) -> bool:
     """Whether what ``expr`` evaluates to is one of ``accepts``. A display or a comprehension is
     judged by its items: mypy inferred it without the channel's type as context (``{"a": 1}`` as
     ``dict[str, int]``, ``[("user", "hi")]`` as ``list[tuple[str, str]]``, ``[x for x in names]`` as
     ``list[Any]``), and a display is a value of any type its items fit (a TypedDict,
-    ``list[MessageLikeRepresentation]``). ``a if c else b`` fits when both do."""
+    ``list[MessageLikeRepresentation]``). ``a if c else b`` fits when both do. A ``str`` fits a
+    ``Literal[...]`` channel when it is a local whose every assignment is one of its values
+    (``literals``): mypy widens ``status = "closed"`` to ``str``."""
     a = proper_type(accepts)
     if isinstance(a, AnyType):
         return True
     if isinstance(expr, ConditionalExpr):
-        return expr_fits(expr.if_expr, a, type_of) and expr_fits(expr.else_expr, a, type_of)
+        return expr_fits(expr.if_expr, a, type_of, literals) and expr_fits(
+            expr.else_expr, a, type_of, literals
+        )
     displayed = isinstance(expr, (DictExpr, ListExpr, SetExpr, TupleExpr))
     if displayed and isinstance(a, UnionType):
-        return any(expr_fits(expr, item, type_of) for item in a.items)
+        return any(expr_fits(expr, item, type_of, literals) for item in a.items)
     written = type_of(expr)
     if written is None:
         return True
     if isinstance(expr, DictExpr) and isinstance(a, TypedDictType):
         return _missing_key(expr, a) is None and all(
-            expr_fits(value, a, type_of)
+            expr_fits(value, a, type_of, literals)
             if key is None
             else isinstance(key, StrExpr) and key.value in a.items
-            and expr_fits(value, a.items[key.value], type_of)
+            and expr_fits(value, a.items[key.value], type_of, literals)
             for key, value in expr.items
         )
     if isinstance(expr, (DictExpr, DictionaryComprehension)) and isinstance(a, Instance):
         if len(a.args) == 2 and _container_fits(written, a):
             return all(
-                expr_fits(value, a, type_of)
+                expr_fits(value, a, type_of, literals)
                 if key is None
-                else expr_fits(key, a.args[0], type_of) and expr_fits(value, a.args[1], type_of)
+                else expr_fits(key, a.args[0], type_of, literals)
+                and expr_fits(value, a.args[1], type_of, literals)
                 for key, value in displays.dict_items(expr)
             )
     if isinstance(expr, TupleExpr) and isinstance(a, TupleType):
         return len(expr.items) == len(a.items) and all(
-            expr_fits(item, typ, type_of) for item, typ in zip(expr.items, a.items)
+            expr_fits(item, typ, type_of, literals) for item, typ in zip(expr.items, a.items)
         )
+    if isinstance(expr, NameExpr) and _literal_values(a) is not None:
+        assigned = literals(expr)
+        allowed = _literal_values(a)
+        if assigned is not None and allowed is not None and assigned <= allowed:
+            return True
     items = displays.items(expr)
     if items is not None and isinstance(a, Instance) and a.args:
         starred = any(isinstance(item, StarExpr) for item in items)
         if _container_fits(written, a) and not starred:
-            return all(expr_fits(item, a.args[0], type_of) for item in items)
+            return all(expr_fits(item, a.args[0], type_of, literals) for item in items)
     return fits(written, a)
+
+
+def _literal_values(accepts: ProperType) -> frozenset[str] | None:
+    """The str values of a ``Literal[...]`` (or a union of them), else ``None``."""
+    members = accepts.items if isinstance(accepts, UnionType) else [accepts]
+    values = [proper_type(member) for member in members]
+    if not all(isinstance(value, LiteralType) and isinstance(value.value, str) for value in values):
+        return None
+    return frozenset(str(value.value) for value in values if isinstance(value, LiteralType))
 
 
 def missing_key(expr: Expression, accepts: Type) -> str | None:
@@ -304,6 +334,7 @@ def mismatch(
     type_name: Callable[[Type], str],
     *,
     json_profile: bool,
+    literals: Literals = _no_literals,
 ) -> str | None:
     """The message for ``expr`` written to channel ``key``, when none of its declarations
     accepts it (``None`` when one does, or when nothing is known)."""
@@ -335,7 +366,7 @@ def mismatch(
     written = type_of(expr)
     if accepts is None or written is None or isinstance(proper_type(written), AnyType):
         return None
-    if any(expr_fits(expr, typ, type_of) for typ in accepts):
+    if any(expr_fits(expr, typ, type_of, literals) for typ in accepts):
         return None
     # A reducer that keeps what is written stores it as a channel without one does.
     reducer = None if overwrite or first.keeps_written else first.reducer

@@ -31,7 +31,7 @@ from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import CallableType, Type
 
-from mypy_lgstate.checker import drift, sends
+from mypy_lgstate.checker import drift, sends, subgraph_inputs
 from mypy_lgstate.checker.allowlist import derive_allowlist
 from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.findings import Findings, outside
@@ -50,6 +50,7 @@ from mypy_lgstate.routes import (
     builder_calls,
     builders,
     discovery,
+    displays,
     exported,
     factories,
     functional,
@@ -205,6 +206,10 @@ class Checks:
             self._check_state_classes(checker, info, [info], self._allowlist([info]))
 
     def add_node(self, ctx: MethodContext) -> Type:
+        api, graph = _checker(ctx), self._graphs.schemas(ctx.type)
+        whole = subgraph_inputs.whole_state_findings(ctx, api, graph, self.walker, self._graphs)
+        if whole is not None:
+            self._emit(api, whole, ctx.context, at_fields=False, allowed=None)
         return self._builder_call(ctx, builders.added_by_add_node)
 
     def add_sequence(self, ctx: MethodContext) -> Type:
@@ -542,7 +547,13 @@ class Checks:
             declared = self._writes.restating(api, schemas)
             for expr, root in sites.bulk_updates(argument, site):
                 # A variable bound to a display before the call: each item by its own type.
-                local = bodies.local_displays(expr, _scope(api), ctx.context.line)
+                local: list[Expression] | None = None
+                found = bodies.local_displays(expr, _scope(api), ctx.context.line)
+                if found is not None:
+                    local = list(found)
+                elif root == "Command.update":  # a local list of (key, value) pairs
+                    pairs = displays.local_pairs(expr, _scope(api), ctx.context.line)
+                    local = [pairs] if pairs is not None else None
                 for written in local if local is not None else [expr]:
                     reported |= self._writes.check_update(
                         api, written, root, site, schemas, allowed, graph, declared

@@ -1,7 +1,7 @@
 """What a walk of a type finds: the problems (each with its path and the fields that declare it), the
 user classes strict msgpack must allow, and the classes read. Built by the walker (``walker.py``) and
 its judges, read by the reporting (``report.py``), and narrowed or moved by the checks of writes
-(``outside``, ``naming``, ``repathed``, ``rerooted``)."""
+(``outside``, ``naming``, ``repathed``)."""
 
 from __future__ import annotations
 
@@ -245,12 +245,3 @@ def repathed(findings: Findings, move: Callable[[str], str]) -> Findings:
         problems=tuple(p._replace(path=move(p.path)) for p in findings.problems),
         user_classes=tuple(c._replace(path=move(c.path)) for c in findings.user_classes),
     )
-
-
-def rerooted(findings: Findings, old_root: str, new_root: str) -> Findings:
-    """``findings`` with their paths starting at ``new_root`` instead of ``old_root``."""
-
-    def moved(path: str) -> str:
-        return new_root + path[len(old_root):] if path.startswith(old_root) else path
-
-    return repathed(findings, moved)

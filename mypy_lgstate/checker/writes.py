@@ -14,12 +14,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from mypy.checker import TypeChecker
-from mypy.nodes import Context, Expression, FuncDef, StrExpr, TypeInfo
+from mypy.nodes import Context, Expression, FuncDef, NameExpr, StrExpr, TypeInfo
 from mypy.types import AnyType, CallableType, Type, TypeOfAny
 
 from mypy_lgstate.checker import channels, errorcodes as codes, repeats
 from mypy_lgstate.checker.emit import Emitter
-from mypy_lgstate.checker.findings import naming, outside, repathed, rerooted
+from mypy_lgstate.checker.findings import naming, outside, repathed
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.pending_bodies import Body
 from mypy_lgstate.checker.report import fail, once, reporting_in
@@ -28,6 +28,7 @@ from mypy_lgstate.core import write_messages
 from mypy_lgstate.core.messages import field_part, key_part
 from mypy_lgstate.routes import bodies, displays, exported, functional, sites
 from mypy_lgstate.routes.aliases import proper_type
+from mypy_lgstate.routes.lists import Scope
 from mypy_lgstate.routes.schemas import schema_keys
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
 
@@ -291,7 +292,9 @@ class Writes:
             )
             if body.coverage is not None and only is None and not returned.opaque:
                 body.coverage.read(sum(isinstance(proper_type(v.type), AnyType) for v in values))
-            self._check_channel_types(api, f'Node "{name}"', written, body.schemas, root, reported)
+            self._check_channel_types(
+                api, f'Node "{name}"', written, body.schemas, root, reported, function
+            )
 
     def restating(self, api: TypeChecker, schemas: tuple[TypeInfo, ...]) -> dict[str, list[Type]]:
         """The channels whose declared type an item restates (``repeats``): not the untracked
@@ -339,7 +342,9 @@ class Writes:
         if items:
             written = [(key.value, value) for key, value in items]
             assert writer is not None
-            self._check_channel_types(api, writer, written, typed, root, reported)
+            function = api.scope.current_function()
+            scope = function if function is not None else api.tree
+            self._check_channel_types(api, writer, written, typed, root, reported, scope)
         return reported
 
     def _raising(
@@ -395,6 +400,13 @@ class Writes:
             if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
                 continue
             place = repeats.channel_of(value.path, root)
+            if (
+                declared
+                and place is not None
+                and place[1] == ""
+                and repeats.restates_channel(place[0], value.type, declared)
+            ):
+                continue
             if updates and place is not None and place[0] in special.messages:
                 # add_messages stores messages, whatever it takes; what it does not take is the
                 # channel-type check's.
@@ -411,11 +423,15 @@ class Writes:
                 self._emit(api, start, value.expr, at_fields=False, allowed=allowed)
             if schema is not None and schema in schemas:
                 continue
-            if schema is not None:  # a model or dataclass whose fields update the channels
-                findings = rerooted(
-                    self._walker.check_state_class(schema), schema.name, value.path
-                )
-            elif updates and sites.is_schema_instance(value, root, schemas):
+            if schema is not None:
+                # A model or dataclass whose fields update the channels is graph state itself:
+                # its fields' problems are its own, reported as a state class's (once per file).
+                state = self._walker.check_state_class(schema)
+                if any(problem.code is not codes.ANY for problem in state.problems):
+                    reported.add(value.path)
+                self._emit(api, state, value.expr, allowed=allowed)
+                continue
+            if updates and sites.is_schema_instance(value, root, schemas):
                 continue
             else:
                 channel = updates and sites.is_channel_value(value, root)
@@ -445,13 +461,19 @@ class Writes:
         schemas: tuple[TypeInfo, ...],
         root: str,
         reported: set[str],
+        scope: Scope,
     ) -> None:
         """``lgstate-channel-type``: each written item against what its channel accepts. An item
         the serializer check already reported (``reported``: paths under ``root``) is not reported
-        again: its fix (a list for a tuple, an ISO string for a datetime) is the channel's type."""
+        again: its fix (a list for a tuple, an ISO string for a datetime) is the channel's type.
+        ``scope``: where the items are written, whose locals may hold literals."""
         if not schemas or not items:
             return
         accepting = self._graphs.accepting(api, schemas)
+
+        def literals(name: NameExpr) -> frozenset[str] | None:
+            return displays.literal_assignments(name, scope)
+
         for key, expr in items:
             top = root + key_part(key)
             if any(path == top or path.startswith((top + "[", top + "{")) for path in reported):
@@ -459,6 +481,7 @@ class Writes:
             message = channels.mismatch(
                 writer, key, expr, accepting.get(key), api.lookup_type_or_none,
                 self._walker.type_name, json_profile=self._walker.profile == "json",
+                literals=literals,
             )
             if message is not None:
                 fail(api, message, expr, codes.CHANNEL_TYPE)

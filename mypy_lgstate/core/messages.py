@@ -177,6 +177,24 @@ def postgres_inline_fix(name: str, base: str) -> str:
     )
 
 
+# A compiled subgraph added as a node without ``input_schema=`` is given the parent's whole state,
+# and its first checkpoint holds it: an ``UntrackedValue`` channel's value too (measured:
+# tests/test_misses_runtime.py).
+def subgraph_input_what(node: str, what: str) -> str:
+    """``what``: the serializer's verdict on the value."""
+    return (
+        f'an UntrackedValue channel, but subgraph node "{node}" is added without input_schema=, so'
+        f" LangGraph gives it the whole state and its first checkpoint holds the value: {what}"
+    )
+
+
+def subgraph_input_fix(node: str, key: str) -> str:
+    return (
+        f'add the subgraph with input_schema= a class without "{key}"'
+        f' (builder.add_node("{node}", subgraph, input_schema=...))'
+    )
+
+
 # Classes whose bodies change what the msgpack loader's ``cls(**fields)`` rebuilds: each is a
 # (comes back as, fix) pair, worded alike by the plugin (from the class body) and the runtime
 # checker (from the class object).
