@@ -37,6 +37,7 @@ from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.findings import Findings, outside
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.pending_bodies import Body, Pending
+from mypy_lgstate.checker.report import method_site
 from mypy_lgstate.checker.savers import Savers
 from mypy_lgstate.checker.tree_index import TreeIndex
 from mypy_lgstate.checker.walker import AGENT_STATE, Walker
@@ -448,7 +449,7 @@ class Checks:
         allowlist_from: Iterable[TypeInfo],
     ) -> None:
         allowed = self._allowlist(allowlist_from)
-        self._check_state_classes(_checker(ctx), ctx.context, schemas, allowed)
+        self._check_state_classes(_checker(ctx), method_site(ctx.context), schemas, allowed)
 
     def _check_state_classes(
         self,
@@ -498,7 +499,7 @@ class Checks:
             self._emit.record_reads(api, Findings(touched=_class_names(classes)))
         record = functools.partial(recorder.node, ctx, graph) if recorder is not None else None
         self._check_node_returns(
-            api, ctx.context, nodes, channels, self._allowlist(classes), record, classes
+            api, method_site(ctx.context), nodes, channels, self._allowlist(classes), record, classes
         )
 
     def _check_node_returns(

@@ -21,10 +21,12 @@ from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
 from mypy.nodes import (
     AssignmentStmt,
+    CallExpr,
     Context,
     FakeInfo,
     FuncDef,
     IndexExpr,
+    MemberExpr,
     MypyFile,
     NameExpr,
     RefExpr,
@@ -99,6 +101,19 @@ def report(
         message = problem_message(path, finding.type_name, what, fix, where)
         declared = None if site is None else finding.identity(site)
         once(api, finding.identity(), message, context, code, declared=declared)
+
+
+def method_site(call: Context) -> Context:
+    """Where a method call is reported: the line of its name. A call chained over several lines
+    (``StateGraph(Topic)\n.add_node("write", write)``) starts where the chain does, and each of its
+    calls would otherwise share that first line, and its ``# type: ignore``."""
+    if not isinstance(call, CallExpr) or not isinstance(call.callee, MemberExpr):
+        return call
+    callee = call.callee
+    if callee.end_line is None or callee.end_line == callee.line:
+        return call
+    column = (callee.end_column or 0) - len(callee.name)
+    return Context(callee.end_line, max(column, 0))
 
 
 def _union_members_merged(problems: tuple[Problem, ...]) -> list[Problem]:
