@@ -159,3 +159,31 @@ def test_a_tool_strategy_union_under_strict_msgpack_comes_back_as_a_dict() -> No
     agent.invoke({"messages": [("user", "refund me")]}, CONFIG)
     stored = agent.get_state(CONFIG).values["structured_response"]
     assert stored == {"amount": 5} and not isinstance(stored, Refund)
+
+
+class Query(pydantic.BaseModel):
+    query: str
+    rationale: str
+
+
+class Research(TypedDict):
+    search_query: str
+
+
+class ResearchModel(pydantic.BaseModel):
+    search_query: str
+
+
+def test_a_structured_output_written_where_its_field_is_declared() -> None:
+    """What ``with_structured_output(Query)`` returns is a Query, typed ``dict | BaseModel``; written
+    to a str channel it is stored as it is, and the json serializer raises on it."""
+    call = {"name": "Query", "args": {"query": "q", "rationale": "r"}, "id": "1"}
+    model = _ToolCallingFake(responses=[AIMessage(content="", tool_calls=[call])])
+    result = model.with_structured_output(Query).invoke("topic")
+    assert isinstance(result, Query)
+    seen, _, stored = write_then_read(Research, {"search_query": result}, {})
+    assert isinstance(seen["search_query"], Query) and isinstance(stored["search_query"], Query)
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        write_then_read(Research, {"search_query": result}, {}, JsonSerde())
+    with pytest.raises(pydantic.ValidationError):
+        write_then_read(ResearchModel, {"search_query": result}, {"search_query": "s"}, JsonSerde())

@@ -38,7 +38,7 @@ from mypy.nodes import (
     TypeInfo,
     Var,
 )
-from mypy.subtypes import is_subtype
+from mypy.subtypes import is_same_type, is_subtype
 from mypy.types import (
     AnyType,
     CallableType,
@@ -54,7 +54,7 @@ from mypy.types import (
 )
 
 from mypy_lgstate.core import rules, write_messages
-from mypy_lgstate.routes import displays
+from mypy_lgstate.routes import discovery, displays
 from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.channel_specs import ADD_MESSAGES, UNTRACKED, Spec, specs_of
 from mypy_lgstate.routes.schemas import schema_items
@@ -202,6 +202,15 @@ def _no_literals(name: NameExpr) -> frozenset[str] | None:
     return None
 
 
+# The model or dataclass a structured-output call returns an instance of, where mypy sees
+# ``dict | BaseModel`` (routes/structured_output.py).
+Structured = Callable[[Expression], "TypeInfo | None"]
+
+
+def _no_structured(expr: Expression) -> TypeInfo | None:
+    return None
+
+
 def expr_fits(
     expr: Expression,
     accepts: Type,
@@ -335,6 +344,7 @@ def mismatch(
     *,
     json_profile: bool,
     literals: Literals = _no_literals,
+    structured: Structured = _no_structured,
 ) -> str | None:
     """The message for ``expr`` written to channel ``key``, when none of its declarations
     accepts it (``None`` when one does, or when nothing is known)."""
@@ -366,6 +376,21 @@ def mismatch(
     written = type_of(expr)
     if accepts is None or written is None or isinstance(proper_type(written), AnyType):
         return None
+    made = object_in_scalar(expr, accepts, type_of, structured)
+    if made is not None and not overwrite:
+        info, origin = made
+        scalar = accepts[0]
+        return write_messages.object_in_scalar_message(
+            writer,
+            key,
+            info.name,
+            origin,
+            declared_name(first.declared, type_name),
+            first.schema.name,
+            state_kind(first.schema),
+            [name for name, typ in schema_items(info) if is_same_type(typ, scalar)],
+            json_profile and not first.untracked,
+        )
     if any(expr_fits(expr, typ, type_of, literals) for typ in accepts):
         return None
     # A reducer that keeps what is written stores it as a channel without one does.
@@ -388,6 +413,34 @@ def mismatch(
         missing=missing_key(expr, accepts[0]) if len(accepts) == 1 else None,
         raises=reducer_raises(reducer, accepts[0], written),
     )
+
+
+_SCALARS: Final = frozenset({"builtins.str", "builtins.int", "builtins.float", "builtins.bool"})
+
+
+def object_in_scalar(
+    expr: Expression,
+    accepts: Sequence[Type],
+    type_of: Callable[[Expression], Type | None],
+    structured: Structured = _no_structured,
+) -> tuple[TypeInfo, str | None] | None:
+    """The model or dataclass whose instance ``expr`` is, written where every accepted type is a
+    ``str``, ``int``, ``float`` or ``bool`` (and the call it comes from, when mypy does not name
+    the class): how the serializer would write the object says nothing of what the channel holds,
+    its field of that type does."""
+    if not accepts or not all(
+        isinstance(p, Instance) and p.type.fullname in _SCALARS and p.last_known_value is None
+        for p in map(proper_type, accepts)
+    ):
+        return None
+    info = structured(expr)
+    if info is not None:
+        return info, f"with_structured_output({info.name})"
+    written = proper_type(type_of(expr))
+    if isinstance(written, Instance) and written.type.fullname not in _SCALARS:
+        if discovery.is_schema(written.type) and written.type.typeddict_type is None:
+            return written.type, None
+    return None
 
 
 def reducer_raises_on(

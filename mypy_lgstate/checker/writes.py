@@ -26,7 +26,14 @@ from mypy_lgstate.checker.report import fail, once, reporting_in
 from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.core import write_messages
 from mypy_lgstate.core.messages import field_part, key_part
-from mypy_lgstate.routes import bodies, displays, exported, functional, sites
+from mypy_lgstate.routes import (
+    bodies,
+    displays,
+    exported,
+    functional,
+    sites,
+    structured_output,
+)
 from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.lists import Scope
 from mypy_lgstate.routes.schemas import schema_keys
@@ -279,7 +286,7 @@ class Writes:
             dropped = [
                 *unknown,
                 *self._graphs.special_keys(api, body.schemas).untracked,
-                *self._raising(api, body.schemas, written),
+                *self._raising(api, body.schemas, written, function),
             ]
             values = [
                 value
@@ -332,7 +339,9 @@ class Writes:
             # An untracked channel is never checkpointed; a graph input is, whole (__start__).
             untracked = list(self._graphs.special_keys(api, typed).untracked)
             values = [value for value in values if not bodies.under_keys(value, root, untracked)]
-        raising = self._raising(api, typed, [(key.value, value) for key, value in items])
+        function = api.scope.current_function()
+        scope = function if function is not None else api.tree
+        raising = self._raising(api, typed, [(key.value, value) for key, value in items], scope)
         if raising:  # the reducer raises on these: their values are never stored
             values = [value for value in values if not bodies.under_keys(value, root, raising)]
         reported = self._check_written(
@@ -342,23 +351,37 @@ class Writes:
         if items:
             written = [(key.value, value) for key, value in items]
             assert writer is not None
-            function = api.scope.current_function()
-            scope = function if function is not None else api.tree
             self._check_channel_types(api, writer, written, typed, root, reported, scope)
         return reported
 
     def _raising(
-        self, api: TypeChecker, schemas: tuple[TypeInfo, ...], items: list[tuple[str, Expression]]
+        self,
+        api: TypeChecker,
+        schemas: tuple[TypeInfo, ...],
+        items: list[tuple[str, Expression]],
+        scope: Scope,
     ) -> list[str]:
-        """The keys of ``items`` whose channel's reducer raises on the value written."""
+        """The keys of ``items`` whose value only the channel-type check judges: the channel's
+        reducer raises on it (it is never stored), or it is an object written where a scalar is
+        declared (a way to serialize the object is no fix: its field of that type is)."""
         if not schemas or not items:
             return []
         accepting = self._graphs.accepting(api, schemas)
         type_of = api.lookup_type_or_none
-        return [
-            key for key, expr in items
-            if channels.reducer_raises_on(expr, accepting.get(key), type_of)
-        ]
+
+        def structured(expr: Expression) -> TypeInfo | None:
+            return structured_output.structured_schema(expr, scope)
+
+        judged = []
+        for key, expr in items:
+            declared = accepting.get(key)
+            if channels.reducer_raises_on(expr, declared, type_of):
+                judged.append(key)
+                continue
+            accepts = channels.accepted(declared, overwrite=False) if declared else None
+            if accepts and channels.object_in_scalar(expr, accepts, type_of, structured):
+                judged.append(key)
+        return judged
 
     def _unknown_command_keys(
         self, api: TypeChecker, graph: NodeGraph, items: list[tuple[StrExpr, Expression]]
@@ -474,6 +497,9 @@ class Writes:
         def literals(name: NameExpr) -> frozenset[str] | None:
             return displays.literal_assignments(name, scope)
 
+        def structured(expr: Expression) -> TypeInfo | None:
+            return structured_output.structured_schema(expr, scope)
+
         for key, expr in items:
             top = root + key_part(key)
             if any(path == top or path.startswith((top + "[", top + "{")) for path in reported):
@@ -481,7 +507,7 @@ class Writes:
             message = channels.mismatch(
                 writer, key, expr, accepting.get(key), api.lookup_type_or_none,
                 self._walker.type_name, json_profile=self._walker.profile == "json",
-                literals=literals,
+                literals=literals, structured=structured,
             )
             if message is not None:
                 fail(api, message, expr, codes.CHANNEL_TYPE)

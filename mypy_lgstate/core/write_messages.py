@@ -87,6 +87,37 @@ def channel_type_message(
     return f'{writer} writes "{written}" to channel "{key}", but {what}. Fix: {fix}'
 
 
+def object_in_scalar_message(
+    writer: str,
+    key: str,
+    written: str,
+    origin: str | None,
+    declared: str,
+    schema: str,
+    kind: str,
+    fields: list[str],
+    checkpointed_as_json: bool,
+) -> str:
+    """An instance of the model or dataclass ``written`` written where a scalar is declared: the
+    fix is one of its fields of that type (``fields``), not a way to serialize the object.
+    ``origin``: the call the value comes from (``with_structured_output(Query)``);
+    ``checkpointed_as_json``: the json profile, and a channel that is checkpointed."""
+    shown = f'"{written}" (what {origin} returns)' if origin else f'"{written}"'
+    if checkpointed_as_json and kind != "pydantic":
+        outcome = "the JSON serializer raises TypeError on it when the checkpoint is written"
+    else:
+        outcome = _CHANNEL_OUTCOMES[kind].format(written=written, declared=declared, schema=schema)
+    if fields:
+        named = " or ".join(f"value.{field}" for field in fields)
+        fix = f'write the field of "{written}" that holds the "{declared}" ({named})'
+    else:
+        fix = f'write a "{declared}" made from the "{written}"'
+    return (
+        f'{writer} writes a {shown} to channel "{key}", but channel "{key}" is declared'
+        f' "{declared}" in "{schema}": {outcome}. Fix: {fix}'
+    )
+
+
 # Only a reducer channel unwraps ``Overwrite(value)``; any other channel stores the Overwrite object
 # (langgraph#9019; measured: tests/test_verdicts_runtime.py).
 _OVERWRITE_OUTCOMES: Final = {
