@@ -90,6 +90,7 @@ class Checks:
         self._allowlists: dict[tuple[TypeInfo, ...], frozenset[str]] = {}  # strict msgpack only
         # Each module's decorator calls and the functions they decorate.
         self._decorator_calls = TreeIndex(functional.decorated_functions)
+        self._factories = TreeIndex(discovery.called_factories)  # reported at their calls
         # Each module's node functions and the classes of their graphs (strict msgpack).
         self._node_graph_classes = TreeIndex(builder_calls.node_graph_classes)
         self._builder_classes = builder_calls.BuilderClasses()
@@ -113,6 +114,7 @@ class Checks:
         self._allowlists.clear()
         self._emit.forget()
         self._decorator_calls.clear()
+        self._factories.clear()
         self._node_graph_classes.clear()
         self._builder_classes.clear()
         self._built.clear()
@@ -172,10 +174,13 @@ class Checks:
     # Graphs and their state ----------------------------------------------------------------------
 
     def state_graph(self, ctx: FunctionContext) -> Type:
-        checkpointed, run_scoped = factories.graph_call_schemas(ctx, _scope(_checker(ctx)))
+        api, scope = _checker(ctx), _scope(_checker(ctx))
+        checkpointed, run_scoped = factories.graph_call_schemas(ctx, scope)
         if recorder is not None:
             recorder.graph(ctx, checkpointed)
-        self._check_state(ctx, checkpointed, allowlist_from=[*checkpointed, *run_scoped])
+        at_call = self._factories.of(api.tree).get(scope.fullname, [])
+        checked = [info for info in checkpointed if info not in at_call]
+        self._check_state(ctx, checked, allowlist_from=[*checkpointed, *run_scoped])
         return ctx.default_return_type
 
     def graph_state_decorator(self, ctx: FunctionContext) -> Type:
@@ -394,9 +399,7 @@ class Checks:
         sees (the graph's type at ``add_node``, also for a builder a factory returns; the nodes of
         ``add_sequence``; the middleware of ``create_agent``), and the index's classes include the
         context schema, which is no channel. Recorded as the hooks fire, this misses a node whose
-        body mypy checks before the call that registers it (a function defined above the function
-        that builds the graph).
-        """
+        body mypy checks before the call that registers it (defined above the graph's factory)."""
         function = api.scope.current_function()
         if not isinstance(function, FuncDef):
             return None
@@ -589,8 +592,7 @@ def _checker(ctx: FunctionContext | MethodContext) -> TypeChecker:
 
 def _scope(api: TypeChecker) -> builders.Scope:
     """The function being checked, or the module at its top level."""
-    function = api.scope.current_function()
-    return function if function is not None else api.tree
+    return api.scope.current_function() or api.tree
 
 
 def _class_names(classes: Iterable[TypeInfo]) -> frozenset[tuple[str, str]]:
