@@ -70,6 +70,8 @@ METHOD_HOOKS: Final = {
     "langgraph.graph.state.StateGraph.add_node": "add_node",
     "langgraph.graph.state.StateGraph.add_sequence": "add_sequence",
     "langgraph.graph.state.StateGraph.add_conditional_edges": "add_conditional_edges",
+    # ``compile(checkpointer=PostgresSaver(...))``: the saver's own rules for the graph.
+    "langgraph.graph.state.StateGraph.compile": "compile",
     # ``@entrypoint(...)`` applied to the function: the call of the decorator instance.
     "langgraph.func.entrypoint.__call__": "entrypoint",
     **{
@@ -86,7 +88,7 @@ METHOD_HOOKS: Final = {
 # (``TracedGraph.add_node``) is recognised by its name, then its class (see ``get_method_hook``).
 BUILDER_METHODS: Final = {
     name: METHOD_HOOKS[f"{STATE_GRAPH}.{name}"]
-    for name in ("add_node", "add_sequence", "add_conditional_edges")
+    for name in ("add_node", "add_sequence", "add_conditional_edges", "compile")
 }
 
 _PYDANTIC_MODEL: Final = "pydantic.main.BaseModel"

@@ -454,8 +454,9 @@ def test_usage_errors(store: str) -> None:
     status, _, err = run(store, *GRAPH, "--", "--strict")
     assert status == 2 and err.splitlines()[-1] == "lgstate audit: error: unrecognized arguments: -- --strict"
     status, _, err = run(store)
-    assert status == 2 and err.splitlines()[-1] == (
-        "lgstate audit: error: the following arguments are required: --graph"
+    assert status == 2
+    assert err.splitlines()[-1] == (
+        "lgstate audit: error: --graph: none given, and no langgraph.json names the graphs"
     )
     # An unknown option is named first, even when the required arguments are missing too: it may be
     # a misspelled one (--graphs).
@@ -470,8 +471,35 @@ def test_usage_errors(store: str) -> None:
         ), args
     status, _, err = run()
     assert status == 2 and err.splitlines()[-1] == (
-        "lgstate audit: error: the following arguments are required: STORE, --graph"
+        "lgstate audit: error: the following arguments are required: STORE"
     )
+
+
+def test_without_graph_the_graphs_langgraph_json_deploys(
+    store: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LangGraph's server deploys the graphs of ``langgraph.json``: a file's graph is imported by
+    its module under the current directory (or the deepest directory of ``sys.path``)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "src" / "counter").mkdir(parents=True)
+    (tmp_path / "src" / "counter" / "deployed.py").write_text("from test_audit_cli import builder\n")
+    (tmp_path / "langgraph.json").write_text(
+        json.dumps({"graphs": {"counter": {"path": "./src/counter/deployed.py:builder"}}})
+    )
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["audit", store, "-q"]) == 1
+    assert out.getvalue().startswith(
+        f"audited 3 threads, 3 checkpoints (the latest checkpoint of each thread) of {store}"
+        " against src.counter.deployed:builder\n"
+    )
+    assert "\ntype: [\"count\"] is \"str\", but Counter declares \"int\"" in out.getvalue()
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))  # an installed src layout
+    out = io.StringIO()
+    with redirect_stdout(out):
+        main(["audit", store, "-q"])
+    assert "against counter.deployed:builder\n" in out.getvalue()
 
 
 class _Terminal(io.StringIO):

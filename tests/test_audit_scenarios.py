@@ -381,11 +381,10 @@ def test_postgres_store_gives_what_sqlite_gives_and_is_not_written(
     # PostgresSaver keeps a str enum's value as plain JSON: v1 itself gets a str back.
     status = problems(document).pop(("type", '["status"]'))
     assert status["message"] == (
-        '["status"] is the bare value "active": PostgresSaver keeps a channel value that is a str,'
-        " int, float or bool (an enum with such a mixin included) as plain JSON, so the resumed"
-        ' graph gets "active", not a Status, whichever code wrote it. Fix: declare the channel as'
-        " the plain type (or a Literal of the values) and store the member's .value, or convert it"
-        " where the state is read"
+        '["status"] is the bare value "active": PostgresSaver (and AsyncPostgresSaver, LangGraph\'s'
+        " server) stores a channel's value inline as JSON when it is a str, without its class: it"
+        " comes back as a plain str. Fix: declare the field as str and store member.value,"
+        " rebuilding the member with Status(value) where it is read"
     )
     assert _without_checkpoint_ids(document, '["status"]') == _without_checkpoint_ids(
         v2_latest, '["status"]'

@@ -893,7 +893,7 @@ def test_lock_never_replaces_a_lock_with_roots_by_an_empty_one(tmp_path: Path, c
             "mypy.ini", "[mypy]\n[mypy_lgstate]\npickle = true\n",
             "mypy.ini: [mypy_lgstate]: pickle: unknown option, did you mean pickle_fallback? (known"
             " options: allowed_msgpack_modules, derive_allowlist, lock_file, pickle_fallback,"
-            " profile, safe_types, state_classes, strict_msgpack)",
+            " profile, safe_types, saver, state_classes, strict_msgpack)",
             id="option-misspelled",
         ),
     ],

@@ -17,7 +17,7 @@ import pytest
 
 KNOWN = (
     "known options: allowed_msgpack_modules, derive_allowlist, lock_file, pickle_fallback, profile,"
-    " safe_types, state_classes, strict_msgpack"
+    " safe_types, saver, state_classes, strict_msgpack"
 )
 
 # Checked with every configuration below. It needs no langgraph, so each run takes about a second.
@@ -128,6 +128,11 @@ TOML_ERRORS = [
         id="lock-file-given-as-bool",
     ),
     pytest.param(
+        'saver = "redis"\n',
+        'saver: must be "sqlite", "memory" or "postgres", not "redis"',
+        id="unknown-saver",
+    ),
+    pytest.param(
         'safe_types = ["my pkg.Type"]\n',
         'safe_types: "my pkg.Type" is not a dotted name such as pkg.module.Class',
         id="bad-dotted-name",
@@ -145,6 +150,48 @@ def test_bad_option_in_pyproject(project: Path, body: str, problem: str) -> None
     write(project / "pyproject.toml", TOML_HEAD + "[tool.mypy_lgstate]\n" + body)
     status, lines = run_mypy(project, "app.py")
     assert (status, lines) == (2, [f"pyproject.toml: [tool.mypy_lgstate]: {problem}"])
+
+
+# The saver: the option, else a langgraph.json ----------------------------------------------------
+
+ENUM_APP = '''\
+import enum
+from typing import TypedDict
+from mypy_lgstate import graph_state
+
+class Status(str, enum.Enum):
+    OPEN = "open"
+
+@graph_state
+class State(TypedDict):
+    status: Status
+'''
+INLINED = (
+    'app.py:10: error: State.status is "Status": PostgresSaver (and AsyncPostgresSaver, LangGraph\'s'
+    " server) stores a channel's value inline as JSON when it is a str, without its class: it comes"
+    " back as a plain str. Fix: declare the field as str and store member.value, rebuilding the"
+    " member with Status(value) where it is read  [lgstate-lossy]"
+)
+
+
+def test_a_langgraph_json_makes_the_saver_postgres_unless_the_options_say(project: Path) -> None:
+    """LangGraph's server checkpoints to PostgreSQL, unless langgraph.json names a checkpointer of
+    its own; the option wins over both. A langgraph.json that is not JSON is one line."""
+    write(project / "app.py", ENUM_APP)
+    config = write(project / "mypy.ini", INI_HEAD + "[mypy_lgstate]\nprofile = msgpack\n")
+    assert run_mypy(project, "app.py") == (0, [])
+    write(project / "langgraph.json", '{"graphs": {"agent": "./app.py:graph"}}')
+    assert run_mypy(project, "app.py") == (1, [INLINED])
+    write(project / "langgraph.json", '{"checkpointer": {"path": "./saver.py:make_saver"}}')
+    assert run_mypy(project, "app.py") == (0, [])
+    write(project / "langgraph.json", "{")
+    assert run_mypy(project, "app.py") == (
+        2, ["langgraph.json: not valid JSON: Expecting property name enclosed in double quotes:"
+            " line 1 column 2 (char 1)"],
+    )
+    write(project / "langgraph.json", '{"graphs": {}}')
+    config.write_text(config.read_text() + "saver = sqlite\n")
+    assert run_mypy(project, "app.py") == (0, [])
 
 
 def test_section_that_is_not_a_table(project: Path) -> None:

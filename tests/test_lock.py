@@ -535,3 +535,19 @@ def test_str_and_int_mixin_enums_are_locked_by_their_members(project: Project) -
         "State.level (pkg.models.Level in pkg/models.py) has lost member ONE = 1",
         "State.priority (pkg.models.Priority in pkg/models.py) has lost member LOW = 'low'",
     ]
+
+
+def test_without_paths_the_graphs_langgraph_json_deploys(project: Project) -> None:
+    """No paths and no configured ``files``: the files of langgraph.json's graphs (and what they
+    import), not a script's graph that is never checkpointed."""
+    project.write("mypy.ini", CONFIG.replace("files = pkg\n", ""))
+    project.write("demo.py", "from typing import TypedDict\nfrom langgraph.graph import StateGraph\n"
+                  "class Demo(TypedDict):\n    n: int\nStateGraph(Demo)\n")
+    assert project.lgstate("lock").stdout == (
+        "wrote lgstate.lock (2 graph-state roots, 5 checkpointed classes)\n"
+    )
+    project.write("langgraph.json", '{"graphs": {"shop": "./pkg/graph.py:builder"}}')
+    assert project.lgstate("lock").stdout == (
+        "wrote lgstate.lock (1 graph-state root, 4 checkpointed classes)\n"
+    )
+    assert list(json.loads(project.lock.read_text())["roots"]) == ["pkg.graph.State"]

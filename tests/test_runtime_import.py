@@ -56,7 +56,8 @@ def test_the_plugin_defers_its_checks() -> None:
     # mypy imports the entry point in every run, a warm run with nothing to check included: the
     # routes, the checks, the walker and the rule tables wait for the first hook that fires. What
     # it loads is the error codes (mypy must know them before any module is read) and the parts of
-    # core/ that read the configuration, the lock file and the plugin's own version.
+    # core/ that read the configuration (langgraph.json included: it decides the saver), the lock
+    # file and the plugin's own version.
     loaded = {m for m in _modules_after("import mypy_lgstate.plugin", packages=False) if m.startswith("mypy_lgstate")}
     assert loaded == {
         "mypy_lgstate",
@@ -66,6 +67,7 @@ def test_the_plugin_defers_its_checks() -> None:
         "mypy_lgstate.core",
         "mypy_lgstate.core.config",
         "mypy_lgstate.core.digest",
+        "mypy_lgstate.core.langgraph_json",
         "mypy_lgstate.core.libraries",
         "mypy_lgstate.core.lockfile",
     }

@@ -478,8 +478,17 @@ def test_options_from_the_project(tmp_path: Path) -> None:
     assert saver.options == {
         "profile": "msgpack", "strict_msgpack": True,
         "allowed_msgpack_modules": ("app.Job",), "safe_types": ("app.Money",),
-        "pickle_fallback": True,
+        "pickle_fallback": True, "saver": "sqlite",
     }
+    # LangGraph's server deploys on PostgreSQL: a langgraph.json says so, unless it names a
+    # checkpointer of its own, or the options name the saver.
+    (tmp_path / "langgraph.json").write_text('{"graphs": {"agent": "./pkg/graph.py:graph"}}')
+    assert CheckedSaver.from_project(InMemorySaver(), start=tmp_path / "pkg").options[
+        "saver"] == "postgres"
+    (tmp_path / "langgraph.json").write_text('{"checkpointer": {"path": "./pkg/saver.py:make"}}')
+    assert CheckedSaver.from_project(InMemorySaver(), start=tmp_path / "pkg").options[
+        "saver"] == "sqlite"
+    (tmp_path / "langgraph.json").unlink()
     # mypy's own files come first in a directory; one without a section is skipped.
     (tmp_path / "pkg" / "setup.cfg").write_text("[metadata]\nname = x\n")
     (tmp_path / "pkg" / "mypy.ini").write_text("[mypy]\n[mypy_lgstate]\nprofile = json\n")

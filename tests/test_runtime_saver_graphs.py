@@ -23,7 +23,7 @@ from langgraph.types import Command, interrupt
 from typing_extensions import TypedDict
 
 from mypy_lgstate.runtime import CheckedSaver, CheckpointValueError
-from mypy_lgstate.runtime.values import MESSAGE_ROLES
+from mypy_lgstate.core.rules import MESSAGE_ROLES
 
 pytest_plugins = ["pytester"]
 

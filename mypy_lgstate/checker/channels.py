@@ -24,9 +24,11 @@ from mypy.nodes import (
     DictExpr,
     DictionaryComprehension,
     Expression,
+    FuncBase,
     FuncDef,
     ListExpr,
     MypyFile,
+    NameExpr,
     RefExpr,
     SetExpr,
     StarExpr,
@@ -34,8 +36,9 @@ from mypy.nodes import (
     SymbolNode,
     TupleExpr,
     TypeInfo,
+    Var,
 )
-from mypy.subtypes import is_subtype
+from mypy.subtypes import is_same_type, is_subtype
 from mypy.types import (
     AnyType,
     CallableType,
@@ -51,12 +54,13 @@ from mypy.types import (
 )
 
 from mypy_lgstate.core import rules, write_messages
-from mypy_lgstate.routes import displays
+from mypy_lgstate.routes import discovery, displays
 from mypy_lgstate.routes.aliases import proper_type
-from mypy_lgstate.routes.channel_specs import UNTRACKED, Spec, specs_of
+from mypy_lgstate.routes.channel_specs import ADD_MESSAGES, UNTRACKED, Spec, specs_of
 from mypy_lgstate.routes.schemas import schema_items
 
 OVERWRITE: Final = "langgraph.types.Overwrite"
+TOPIC: Final = "langgraph.channels.topic.Topic"
 # Channel classes that store the last value written as it is: their field's declared type is what
 # the nodes after a write read (measured: tests/test_verdicts_runtime.py).
 _VALUE_CHANNELS: Final = frozenset(
@@ -87,6 +91,11 @@ class Channel(NamedTuple):
     # No reducer: the channel stores what it is given (no channel class at all, or one of
     # ``_VALUE_CHANNELS``), an ``Overwrite`` object too.
     stores_as_given: bool = False
+    # A reducer that returns what is written ("last write wins"): the channel stores the value
+    # itself, whose own verdict holds, as without a reducer (``Overwrite`` is unwrapped).
+    keeps_written: bool = False
+    # A ``Topic``: it appends each value written, an ``Overwrite`` object too.
+    topic: bool = False
 
 
 def graph_channels(
@@ -116,8 +125,11 @@ def _channel(
     if kind == "channel":
         value = fullname in _VALUE_CHANNELS
         return Channel(
-            info, declared, declared if value else None, None, fullname == UNTRACKED, value
+            info, declared, declared if value else None, None, fullname == UNTRACKED, value,
+            topic=fullname == TOPIC,
         )
+    if kind == "keep":
+        return Channel(info, declared, declared, fullname or "<lambda>", keeps_written=True)
     if kind != "reducer":
         return Channel(info, declared, None, None)
     if fullname in _OPERATORS:
@@ -126,18 +138,25 @@ def _channel(
 
 
 def _second_parameter(node: SymbolNode | None) -> Type | None:
-    """What a reducer ``(current, update)`` declares for ``update``: ``None`` for anything."""
-    if isinstance(node, Decorator):
-        node = node.func  # the function as written (``add_messages`` is wrapped)
-    if not isinstance(node, FuncDef):
+    """What a reducer ``(current, update)`` declares for ``update``: ``None`` for anything. A
+    callable instance is called through its class's ``__call__`` (``self`` bound)."""
+    bound = 0
+    function: SymbolNode | FuncBase | None = node
+    if isinstance(node, Var):
+        instance = proper_type(node.type)
+        function = instance.type.get_method("__call__") if isinstance(instance, Instance) else None
+        bound = 1
+    if isinstance(function, Decorator):
+        function = function.func  # the function as written (``add_messages`` is wrapped)
+    if not isinstance(function, FuncDef):
         return None
-    signature = proper_type(node.type)
+    signature = proper_type(function.type)
     if not isinstance(signature, CallableType):
         return None
     positional = [typ for kind, typ in zip(signature.arg_kinds, signature.arg_types) if kind == ARG_POS]
-    if len(positional) < 2:
+    if len(positional) < bound + 2:
         return None
-    accepts = erase_typevars(positional[1])
+    accepts = erase_typevars(positional[bound + 1])
     return None if isinstance(proper_type(accepts), AnyType) else accepts
 
 
@@ -157,10 +176,6 @@ def fits(written: Type, accepts: Type) -> bool:
     if isinstance(w, Instance) and w.last_known_value is not None:
         if is_subtype(w.last_known_value, a):
             return True
-    if isinstance(w, Instance) and isinstance(a, LiteralType) and w.type is a.fallback.type:
-        # A ``str`` where ``Literal["open", "closed"]`` is declared: mypy widens a local to its
-        # class (``status = "closed"``), which proves nothing about its value.
-        return w.last_known_value is None
     if isinstance(w, Instance) and isinstance(a, TypedDictType):
         # A dict is what a TypedDict is at run time: its values must fit every item.
         return w.type.fullname in _MAPPINGS and len(w.args) == 2 and all(
@@ -178,49 +193,91 @@ def fits(written: Type, accepts: Type) -> bool:
     return False
 
 
-def expr_fits(expr: Expression, accepts: Type, type_of: Callable[[Expression], Type | None]) -> bool:
+# The str literals every assignment of a local variable gives it (``None``: a value computed at run
+# time, a parameter, an attribute), for a ``str`` mypy widened from them.
+Literals = Callable[[NameExpr], "frozenset[str] | None"]
+
+
+def _no_literals(name: NameExpr) -> frozenset[str] | None:
+    return None
+
+
+# The model or dataclass a structured-output call returns an instance of, where mypy sees
+# ``dict | BaseModel`` (routes/structured_output.py).
+Structured = Callable[[Expression], "TypeInfo | None"]
+
+
+def _no_structured(expr: Expression) -> TypeInfo | None:
+    return None
+
+
+def expr_fits(
+    expr: Expression,
+    accepts: Type,
+    type_of: Callable[[Expression], Type | None],
+    literals: Literals = _no_literals,
+) -> bool:
     """Whether what ``expr`` evaluates to is one of ``accepts``. A display or a comprehension is
     judged by its items: mypy inferred it without the channel's type as context (``{"a": 1}`` as
     ``dict[str, int]``, ``[("user", "hi")]`` as ``list[tuple[str, str]]``, ``[x for x in names]`` as
     ``list[Any]``), and a display is a value of any type its items fit (a TypedDict,
-    ``list[MessageLikeRepresentation]``). ``a if c else b`` fits when both do."""
+    ``list[MessageLikeRepresentation]``). ``a if c else b`` fits when both do. A ``str`` fits a
+    ``Literal[...]`` channel when it is a local whose every assignment is one of its values
+    (``literals``): mypy widens ``status = "closed"`` to ``str``."""
     a = proper_type(accepts)
     if isinstance(a, AnyType):
         return True
     if isinstance(expr, ConditionalExpr):
-        return expr_fits(expr.if_expr, a, type_of) and expr_fits(expr.else_expr, a, type_of)
+        return expr_fits(expr.if_expr, a, type_of, literals) and expr_fits(
+            expr.else_expr, a, type_of, literals
+        )
     displayed = isinstance(expr, (DictExpr, ListExpr, SetExpr, TupleExpr))
     if displayed and isinstance(a, UnionType):
-        return any(expr_fits(expr, item, type_of) for item in a.items)
+        return any(expr_fits(expr, item, type_of, literals) for item in a.items)
     written = type_of(expr)
     if written is None:
         return True
     if isinstance(expr, DictExpr) and isinstance(a, TypedDictType):
         return _missing_key(expr, a) is None and all(
-            expr_fits(value, a, type_of)
+            expr_fits(value, a, type_of, literals)
             if key is None
             else isinstance(key, StrExpr) and key.value in a.items
-            and expr_fits(value, a.items[key.value], type_of)
+            and expr_fits(value, a.items[key.value], type_of, literals)
             for key, value in expr.items
         )
     if isinstance(expr, (DictExpr, DictionaryComprehension)) and isinstance(a, Instance):
         if len(a.args) == 2 and _container_fits(written, a):
             return all(
-                expr_fits(value, a, type_of)
+                expr_fits(value, a, type_of, literals)
                 if key is None
-                else expr_fits(key, a.args[0], type_of) and expr_fits(value, a.args[1], type_of)
+                else expr_fits(key, a.args[0], type_of, literals)
+                and expr_fits(value, a.args[1], type_of, literals)
                 for key, value in displays.dict_items(expr)
             )
     if isinstance(expr, TupleExpr) and isinstance(a, TupleType):
         return len(expr.items) == len(a.items) and all(
-            expr_fits(item, typ, type_of) for item, typ in zip(expr.items, a.items)
+            expr_fits(item, typ, type_of, literals) for item, typ in zip(expr.items, a.items)
         )
+    if isinstance(expr, NameExpr) and _literal_values(a) is not None:
+        assigned = literals(expr)
+        allowed = _literal_values(a)
+        if assigned is not None and allowed is not None and assigned <= allowed:
+            return True
     items = displays.items(expr)
     if items is not None and isinstance(a, Instance) and a.args:
         starred = any(isinstance(item, StarExpr) for item in items)
         if _container_fits(written, a) and not starred:
-            return all(expr_fits(item, a.args[0], type_of) for item in items)
+            return all(expr_fits(item, a.args[0], type_of, literals) for item in items)
     return fits(written, a)
+
+
+def _literal_values(accepts: ProperType) -> frozenset[str] | None:
+    """The str values of a ``Literal[...]`` (or a union of them), else ``None``."""
+    members = accepts.items if isinstance(accepts, UnionType) else [accepts]
+    values = [proper_type(member) for member in members]
+    if not all(isinstance(value, LiteralType) and isinstance(value.value, str) for value in values):
+        return None
+    return frozenset(str(value.value) for value in values if isinstance(value, LiteralType))
 
 
 def missing_key(expr: Expression, accepts: Type) -> str | None:
@@ -286,6 +343,8 @@ def mismatch(
     type_name: Callable[[Type], str],
     *,
     json_profile: bool,
+    literals: Literals = _no_literals,
+    structured: Structured = _no_structured,
 ) -> str | None:
     """The message for ``expr`` written to channel ``key``, when none of its declarations
     accepts it (``None`` when one does, or when nothing is known)."""
@@ -293,8 +352,9 @@ def mismatch(
         return None
     overwrite = _is_overwrite(expr)
     first = declared[0]
-    if overwrite and all(channel.stores_as_given for channel in declared):
-        # Only a reducer unwraps it: LangGraph stores the Overwrite object (langgraph#9019).
+    if overwrite and all(channel.stores_as_given or channel.topic for channel in declared):
+        # Only a reducer unwraps it: LangGraph stores the Overwrite object (langgraph#9019), and a
+        # Topic appends it as an item.
         return write_messages.overwrite_message(
             writer,
             key,
@@ -302,17 +362,39 @@ def mismatch(
             first.schema.name,
             state_kind(first.schema),
             json_profile and not first.untracked,
+            topic=first.topic,
         )
     if overwrite:
         assert isinstance(expr, CallExpr)
         expr = expr.args[0]
+    elif any(channel.reducer == ADD_MESSAGES for channel in declared):
+        rejected = rejected_message(expr)
+        if rejected is not None:
+            item, role = rejected
+            return write_messages.rejected_message(writer, key, item, role)
     accepts = accepted(declared, overwrite)
     written = type_of(expr)
     if accepts is None or written is None or isinstance(proper_type(written), AnyType):
         return None
-    if any(expr_fits(expr, typ, type_of) for typ in accepts):
+    made = object_in_scalar(expr, accepts, type_of, structured)
+    if made is not None and not overwrite:
+        info, origin = made
+        scalar = accepts[0]
+        return write_messages.object_in_scalar_message(
+            writer,
+            key,
+            info.name,
+            origin,
+            declared_name(first.declared, type_name),
+            first.schema.name,
+            state_kind(first.schema),
+            [name for name, typ in schema_items(info) if is_same_type(typ, scalar)],
+            json_profile and not first.untracked,
+        )
+    if any(expr_fits(expr, typ, type_of, literals) for typ in accepts):
         return None
-    reducer = None if overwrite else first.reducer
+    # A reducer that keeps what is written stores it as a channel without one does.
+    reducer = None if overwrite or first.keeps_written else first.reducer
     shown = displays.shown_type(expr, type_of) or written
     proper = proper_type(shown)
     if isinstance(proper, Instance) and proper.last_known_value is not None and any(
@@ -329,39 +411,135 @@ def mismatch(
         reducer.rpartition(".")[2] if reducer is not None else None,
         declared_name(accepts[0], type_name),
         missing=missing_key(expr, accepts[0]) if len(accepts) == 1 else None,
-        raises=_concatenation_raises(reducer, accepts[0], written),
+        raises=reducer_raises(reducer, accepts[0], written),
     )
+
+
+_SCALARS: Final = frozenset({"builtins.str", "builtins.int", "builtins.float", "builtins.bool"})
+
+
+def object_in_scalar(
+    expr: Expression,
+    accepts: Sequence[Type],
+    type_of: Callable[[Expression], Type | None],
+    structured: Structured = _no_structured,
+) -> tuple[TypeInfo, str | None] | None:
+    """The model or dataclass whose instance ``expr`` is, written where every accepted type is a
+    ``str``, ``int``, ``float`` or ``bool`` (and the call it comes from, when mypy does not name
+    the class): how the serializer would write the object says nothing of what the channel holds,
+    its field of that type does."""
+    if not accepts or not all(
+        isinstance(p, Instance) and p.type.fullname in _SCALARS and p.last_known_value is None
+        for p in map(proper_type, accepts)
+    ):
+        return None
+    info = structured(expr)
+    if info is not None:
+        return info, f"with_structured_output({info.name})"
+    written = proper_type(type_of(expr))
+    if isinstance(written, Instance) and written.type.fullname not in _SCALARS:
+        if discovery.is_schema(written.type) and written.type.typeddict_type is None:
+            return written.type, None
+    return None
+
+
+def reducer_raises_on(
+    expr: Expression, declared: list[Channel] | None, type_of: Callable[[Expression], Type | None]
+) -> bool:
+    """Whether the reducer of the channel ``expr`` is written to raises on it in that step (``list
+    + tuple``, ``dict | list``, a dict ``add_messages`` makes no message of): the value is never
+    stored, so what the serializer would make of it says nothing (``mismatch`` reports it)."""
+    if not declared or _is_overwrite(expr) or declared[0].keeps_written:
+        return False
+    if any(channel.reducer == ADD_MESSAGES for channel in declared):
+        return rejected_message(expr) is not None
+    written = type_of(expr)
+    accepts = accepted(declared, overwrite=False)
+    if written is None or not accepts or any(expr_fits(expr, typ, type_of) for typ in accepts):
+        return False
+    return reducer_raises(declared[0].reducer, accepts[0], written) is not None
+
+
+def rejected_message(expr: Expression) -> tuple[str, str | None] | None:
+    """The first item of ``expr`` (a display written to an ``add_messages`` channel, or one of its
+    items) that LangChain cannot make a message of, by its literal keys and role: how to show it,
+    and the role no message has (``None``: a dict without ``role`` (or ``type``) and ``content``).
+    Whatever is not literal is not judged."""
+    items = expr.items if isinstance(expr, ListExpr) else [expr]
+    for item in items:
+        if isinstance(item, DictExpr):
+            keys = {key.value: value for key, value in item.items if isinstance(key, StrExpr)}
+            if len(keys) != len(item.items) or "lc" in keys:
+                continue  # ``**other`` may hold them; a serialized message's envelope
+            role = keys.get("role", keys.get("type"))
+            if role is None or "content" not in keys:
+                return "{" + ", ".join(f'"{key}": ...' for key in keys) + "}", None
+            if isinstance(role, StrExpr) and role.value not in rules.MESSAGE_DICT_ROLES:
+                return f'{{..., "role": "{role.value}"}}', role.value
+        elif isinstance(item, TupleExpr) and len(item.items) == 2:
+            role = item.items[0]
+            if isinstance(role, StrExpr) and role.value not in rules.MESSAGE_ROLES:
+                return f'("{role.value}", ...)', role.value
+    return None
 
 
 def _names_literals(typ: Type) -> bool:
     return any(isinstance(proper_type(item), LiteralType) for item in flatten_nested_unions([typ]))
 
 
-# Reducers that concatenate: ``current + value``, which raises TypeError unless ``value`` is of the
-# current value's sequence class (measured: tests/test_verdicts_runtime.py).
-_CONCATENATING: Final = frozenset(
-    f"{module}.{name}" for module in ("operator", "_operator") for name in ("add", "concat")
-)
-_CONCATENATED: Final = {"builtins.list": "list", "builtins.tuple": "tuple"}
+# Reducers that join the current value with what is written (``current + value``, ``current |
+# value``): for a channel of these classes, a value of no class the operator takes raises TypeError
+# in that step (measured: tests/test_verdicts_runtime.py, tests/test_reducers_runtime.py).
+# Per reducer: for each channel class it joins, how messages name it and the classes it takes; and
+# the verb.
+_Joined = dict[str, tuple[str, tuple[str, ...]]]
+_JOINING: Final[dict[str, tuple[_Joined, str]]] = {
+    **{
+        f"{module}.{name}": (
+            {"builtins.list": ("list", ("builtins.list",)), "builtins.tuple": ("tuple", ("builtins.tuple",))},
+            "concatenated with",
+        )
+        for module in ("operator", "_operator")
+        for name in ("add", "concat", "iadd", "iconcat")
+    },
+    **{
+        f"{module}.{name}": (
+            {
+                "builtins.dict": ("dict", ("builtins.dict",)),
+                "builtins.set": ("set", ("builtins.set", "builtins.frozenset")),
+                "builtins.frozenset": ("frozenset", ("builtins.set", "builtins.frozenset")),
+            },
+            "joined (|) with",
+        )
+        for module in ("operator", "_operator")
+        for name in ("or_", "ior")
+    },
+}
 
 
-def _concatenation_raises(reducer: str | None, accepts: Type, written: Type) -> str | None:
-    """``list`` when ``reducer`` concatenates a list channel with a value that is no list (every
-    value of ``written``): the step raises TypeError (likewise ``tuple``)."""
+def reducer_raises(reducer: str | None, accepts: Type, written: Type) -> str | None:
+    """Why ``reducer`` raises TypeError when it joins a channel of ``accepts`` with a value of
+    ``written`` (``a list can only be concatenated with a list``): every value of ``written`` is of
+    a class the operator does not take. ``None`` when some value may be taken (a ``Sequence`` may
+    be a list)."""
+    joining = _JOINING.get(reducer or "")
     a = proper_type(accepts)
-    sequence = _CONCATENATED.get(a.type.fullname) if isinstance(a, Instance) else None
-    if reducer not in _CONCATENATING or sequence is None:
+    if joining is None or not isinstance(a, Instance) or a.type.fullname not in joining[0]:
         return None
-    assert isinstance(a, Instance)
+    (name, taken), verb = joining[0][a.type.fullname], joining[1]
     for item in flatten_nested_unions([written]):
         proper = proper_type(item)
         if isinstance(proper, TupleType):
             proper = proper.partial_fallback
         elif isinstance(proper, LiteralType):
             proper = proper.fallback
-        if not isinstance(proper, Instance) or proper.type.has_base(a.type.fullname):
+        if not isinstance(proper, Instance):
             return None
-    return sequence
+        if any(proper.type.has_base(cls) for cls in taken):
+            return None
+        if proper.type.is_abstract or proper.type.is_protocol:
+            return None  # ``Sequence``, ``Mapping``, ``Iterable``: a taken value may be one
+    return f"a {name} can only be {verb} a {name}"
 
 
 def declared_name(typ: Type, type_name: Callable[[Type], str]) -> str:

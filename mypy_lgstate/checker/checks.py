@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -31,13 +31,16 @@ from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext
 from mypy.types import CallableType, Type
 
-from mypy_lgstate.checker import drift, sends
+from mypy_lgstate.checker import drift, sends, subgraph_inputs
 from mypy_lgstate.checker.allowlist import derive_allowlist
 from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.findings import Findings, outside
 from mypy_lgstate.checker.functional import FunctionalChecks
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.pending_bodies import Body, Pending
+from mypy_lgstate.checker.report import method_site
+from mypy_lgstate.checker.savers import Savers
+from mypy_lgstate.checker.tree_index import TreeIndex
 from mypy_lgstate.checker.walker import AGENT_STATE, Walker
 from mypy_lgstate.checker.writes import NodeGraph, RecordNode, Writes
 from mypy_lgstate.core.config import LGStateConfig, option_error
@@ -48,6 +51,7 @@ from mypy_lgstate.routes import (
     builder_calls,
     builders,
     discovery,
+    displays,
     exported,
     factories,
     functional,
@@ -62,27 +66,6 @@ if TYPE_CHECKING:
 # ``lgstate check`` and ``report`` install one before their build, to say what the checks
 # saw; in mypy runs it stays None, and the checks pay one comparison per graph, node and write site.
 recorder: CoverageRecorder | None = None
-
-_Index = TypeVar("_Index")
-
-
-class _TreeIndex(Generic[_Index]):
-    """An index of a module's syntax tree, built once per tree (a daemon run re-parses an edited
-    module)."""
-
-    def __init__(self, build: Callable[[MypyFile], _Index]) -> None:
-        self._build = build
-        self._trees: dict[str, tuple[MypyFile, _Index]] = {}
-
-    def of(self, tree: MypyFile) -> _Index:
-        known = self._trees.get(tree.fullname)
-        if known is None or known[0] is not tree:
-            known = self._trees[tree.fullname] = (tree, self._build(tree))
-        return known[1]
-
-    def clear(self) -> None:
-        self._trees.clear()
-
 
 class Checks:
     """Everything the hooks do, for one plugin object (one build, or one daemon session)."""
@@ -106,12 +89,14 @@ class Checks:
         self._strict = config.profile == "msgpack" and config.strict_msgpack
         self._allowlists: dict[tuple[TypeInfo, ...], frozenset[str]] = {}  # strict msgpack only
         # Each module's decorator calls and the functions they decorate.
-        self._decorator_calls = _TreeIndex(functional.decorated_functions)
+        self._decorator_calls = TreeIndex(functional.decorated_functions)
+        self._factories = TreeIndex(discovery.called_factories)  # reported at their calls
         # Each module's node functions and the classes of their graphs (strict msgpack).
-        self._node_graph_classes = _TreeIndex(builder_calls.node_graph_classes)
+        self._node_graph_classes = TreeIndex(builder_calls.node_graph_classes)
         self._builder_classes = builder_calls.BuilderClasses()
         # The graph a variable or factory of the module evaluates to, when its type names no schema.
         self._built = factories.BuiltGraphs()
+        self._savers = Savers(self.walker, self._graphs, self._emit, self._built)
         self._bodies = Pending(daemon=options.fine_grained_incremental)
         self._functional = FunctionalChecks(self.walker, self._emit, self._bodies, config, lock)
         # The graph of each node function of the module being checked, by fullname, recorded as
@@ -130,6 +115,7 @@ class Checks:
         self._allowlists.clear()
         self._emit.forget()
         self._decorator_calls.clear()
+        self._factories.clear()
         self._node_graph_classes.clear()
         self._builder_classes.clear()
         self._built.clear()
@@ -189,10 +175,13 @@ class Checks:
     # Graphs and their state ----------------------------------------------------------------------
 
     def state_graph(self, ctx: FunctionContext) -> Type:
-        checkpointed, run_scoped = factories.graph_call_schemas(ctx, _scope(_checker(ctx)))
+        api, scope = _checker(ctx), _scope(_checker(ctx))
+        checkpointed, run_scoped = factories.graph_call_schemas(ctx, scope)
         if recorder is not None:
             recorder.graph(ctx, checkpointed)
-        self._check_state(ctx, checkpointed, allowlist_from=[*checkpointed, *run_scoped])
+        at_call = self._factories.of(api.tree).get(scope.fullname, [])
+        checked = [info for info in checkpointed if info not in at_call]
+        self._check_state(ctx, checked, allowlist_from=[*checkpointed, *run_scoped])
         return ctx.default_return_type
 
     def graph_state_decorator(self, ctx: FunctionContext) -> Type:
@@ -224,6 +213,10 @@ class Checks:
             self._check_state_classes(checker, info, [info], self._allowlist([info]))
 
     def add_node(self, ctx: MethodContext) -> Type:
+        api, graph = _checker(ctx), self._graphs.schemas(ctx.type)
+        whole = subgraph_inputs.whole_state_findings(ctx, api, graph, self.walker, self._graphs)
+        if whole is not None:
+            self._emit(api, whole, ctx.context, at_fields=False, allowed=None)
         return self._builder_call(ctx, builders.added_by_add_node)
 
     def add_sequence(self, ctx: MethodContext) -> Type:
@@ -248,6 +241,9 @@ class Checks:
             self._check_state(ctx, added.inputs, allowlist_from=classes)
             self._check_nodes(ctx, graph, classes, added.nodes)
         return ctx.default_return_type
+
+    def compile(self, ctx: MethodContext) -> Type:
+        return self._savers.compile(ctx, _checker(ctx))
 
     # Functional API ------------------------------------------------------------------------------
 
@@ -287,6 +283,7 @@ class Checks:
         if recorder is not None:
             recorder.agent(ctx, agent.classes, agent.unresolved)
         self._check_state(ctx, agent.states, allowlist_from=agent.classes)
+        self._savers.agent(ctx, api, agent.states)
         allowed = self._allowlist(agent.classes)
         if agent.structured_response is not None:
             # Its channel is declared with a type variable, so compile() never derives the
@@ -386,9 +383,7 @@ class Checks:
         sees (the graph's type at ``add_node``, also for a builder a factory returns; the nodes of
         ``add_sequence``; the middleware of ``create_agent``), and the index's classes include the
         context schema, which is no channel. Recorded as the hooks fire, this misses a node whose
-        body mypy checks before the call that registers it (a function defined above the function
-        that builds the graph).
-        """
+        body mypy checks before the call that registers it (defined above the graph's factory)."""
         function = api.scope.current_function()
         if not isinstance(function, FuncDef):
             return None
@@ -441,7 +436,7 @@ class Checks:
         allowlist_from: Iterable[TypeInfo],
     ) -> None:
         allowed = self._allowlist(allowlist_from)
-        self._check_state_classes(_checker(ctx), ctx.context, schemas, allowed)
+        self._check_state_classes(_checker(ctx), method_site(ctx.context), schemas, allowed)
 
     def _check_state_classes(
         self,
@@ -486,7 +481,7 @@ class Checks:
             self._emit.record_reads(api, Findings(touched=_class_names(classes)))
         record = functools.partial(recorder.node, ctx, graph) if recorder is not None else None
         self._check_node_returns(
-            api, ctx.context, nodes, channels, self._allowlist(classes), record, classes
+            api, method_site(ctx.context), nodes, channels, self._allowlist(classes), record, classes
         )
 
     def _check_node_returns(
@@ -535,7 +530,13 @@ class Checks:
             declared = self._writes.restating(api, schemas)
             for expr, root in sites.bulk_updates(argument, site):
                 # A variable bound to a display before the call: each item by its own type.
-                local = bodies.local_displays(expr, _scope(api), ctx.context.line)
+                local: list[Expression] | None = None
+                found = bodies.local_displays(expr, _scope(api), ctx.context.line)
+                if found is not None:
+                    local = list(found)
+                elif root == "Command.update":  # a local list of (key, value) pairs
+                    pairs = displays.local_pairs(expr, _scope(api), ctx.context.line)
+                    local = [pairs] if pairs is not None else None
                 for written in local if local is not None else [expr]:
                     reported |= self._writes.check_update(
                         api, written, root, site, schemas, allowed, graph, declared
@@ -570,8 +571,7 @@ def _checker(ctx: FunctionContext | MethodContext) -> TypeChecker:
 
 def _scope(api: TypeChecker) -> builders.Scope:
     """The function being checked, or the module at its top level."""
-    function = api.scope.current_function()
-    return function if function is not None else api.tree
+    return api.scope.current_function() or api.tree
 
 
 def _class_names(classes: Iterable[TypeInfo]) -> frozenset[tuple[str, str]]:

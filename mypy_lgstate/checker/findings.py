@@ -1,7 +1,7 @@
 """What a walk of a type finds: the problems (each with its path and the fields that declare it), the
 user classes strict msgpack must allow, and the classes read. Built by the walker (``walker.py``) and
 its judges, read by the reporting (``report.py``), and narrowed or moved by the checks of writes
-(``outside``, ``naming``, ``repathed``, ``rerooted``)."""
+(``outside``, ``naming``, ``repathed``)."""
 
 from __future__ import annotations
 
@@ -165,10 +165,11 @@ def _first_of_each(found: list[_Found]) -> tuple[_Found, ...]:
     return tuple(first.values())
 
 
-def channel_values(found: Findings, root: str, *, fields: bool) -> Findings:
+def channel_values(found: Findings, root: str, *, fields: bool, saver: str = "sqlite") -> Findings:
     """``found``, with the problems that read otherwise for a channel's whole value reworded: those
     at ``root`` itself, or at its fields (``fields``: ``root`` is a state class or an update type),
-    that are worded for a value below the top of a channel."""
+    that are worded for a value below the top of a channel. A saver that serializes each channel
+    value on its own (``memory``, ``postgres``) keeps a whole channel's bytearray: no problem."""
     if not any(problem.whole_channel_differs for problem in found.problems):
         return found
     back_as, fix = messages.WHOLE_BYTEARRAY_LOSSY
@@ -181,6 +182,12 @@ def channel_values(found: Findings, root: str, *, fields: bool) -> Findings:
             problem.anchors[0][1]
         )
 
+    if saver != "sqlite":
+        return found._replace(
+            problems=tuple(
+                p for p in found.problems if not (p.whole_channel_differs and at_top(p))
+            )
+        )
     return found._replace(
         problems=tuple(
             p._replace(what=whole, fix=fix) if p.whole_channel_differs and at_top(p) else p
@@ -238,12 +245,3 @@ def repathed(findings: Findings, move: Callable[[str], str]) -> Findings:
         problems=tuple(p._replace(path=move(p.path)) for p in findings.problems),
         user_classes=tuple(c._replace(path=move(c.path)) for c in findings.user_classes),
     )
-
-
-def rerooted(findings: Findings, old_root: str, new_root: str) -> Findings:
-    """``findings`` with their paths starting at ``new_root`` instead of ``old_root``."""
-
-    def moved(path: str) -> str:
-        return new_root + path[len(old_root):] if path.startswith(old_root) else path
-
-    return repathed(findings, moved)

@@ -77,13 +77,16 @@ class Graphs:
 
     def reduced_keys(self, api: TypeChecker, schemas: Schemas) -> frozenset[str]:
         """The keys whose every declaration has a reducer: it gets what is written, and stores
-        what it returns."""
+        what it returns (not a reducer that returns what is written: that is stored)."""
         found = self._reduced.get(schemas)
         if found is None:
             found = self._reduced[schemas] = frozenset(
                 key
                 for key, declarations in self.accepting(api, schemas).items()
-                if all(channel.reducer is not None for channel in declarations)
+                if all(
+                    channel.reducer is not None and not channel.keeps_written
+                    for channel in declarations
+                )
             )
         return found
 

@@ -25,7 +25,17 @@ from typing import Final
 
 from mypy.nodes import TypeInfo
 from mypy.subtypes import is_same_type
-from mypy.types import AnyType, Instance, ProperType, TupleType, Type, TypedDictType
+from mypy.type_visitor import TypeTranslator
+from mypy.types import (
+    AnyType,
+    Instance,
+    ProperType,
+    TupleType,
+    Type,
+    TypeAliasType,
+    TypedDictType,
+    UnionType,
+)
 
 from mypy_lgstate.checker import errorcodes as codes
 from mypy_lgstate.checker.findings import Findings, Problem
@@ -57,6 +67,28 @@ _BASE_OF_SUBCLASS_FIX: Final = {
 def is_declared(key: str, typ: Type, declared: Declared) -> bool:
     """Whether ``typ`` is a type the graph declares for channel ``key``."""
     return any(is_same_type(typ, channel) for channel in declared.get(key, ()))
+
+
+def restates_channel(key: str, typ: Type, declared: Declared) -> bool:
+    """Whether a value of ``typ`` written to channel ``key`` is of its declared type, but for
+    ``Any`` joined in (``state.get("tags", set()) | {"x"}`` is ``set[str | Any]`` for a ``set[str]``
+    channel): its problems are the declared type's, reported at the field."""
+    channels = declared.get(key, ())
+    if not channels or isinstance(proper_type(typ), AnyType):
+        return False
+    stripped = typ.accept(_AnyMembersDropped())
+    return any(is_same_type(stripped, channel) for channel in channels)
+
+
+class _AnyMembersDropped(TypeTranslator):
+    """A type without the ``Any`` members of its unions (``set[str | Any]`` -> ``set[str]``)."""
+
+    def visit_union_type(self, t: UnionType, /) -> Type:
+        kept = [item for item in t.items if not isinstance(proper_type(item), AnyType)]
+        return UnionType.make_union(self.translate_type_list(kept or t.items))
+
+    def visit_type_alias_type(self, t: TypeAliasType, /) -> Type:
+        return proper_type(t).accept(self)
 
 
 def restated_update_fields(update: Type, node_root: str, declared: Declared) -> list[str]:

@@ -21,10 +21,12 @@ from mypy.checker import TypeChecker
 from mypy.errorcodes import ErrorCode
 from mypy.nodes import (
     AssignmentStmt,
+    CallExpr,
     Context,
     FakeInfo,
     FuncDef,
     IndexExpr,
+    MemberExpr,
     MypyFile,
     NameExpr,
     RefExpr,
@@ -70,8 +72,9 @@ def report(
     assert isinstance(api, TypeChecker)
     if isinstance(call, TypeInfo):
         call = call.defn  # a TypedDict's TypeInfo has no line of its own
+    problems = findings.problems if at_fields else _union_members_merged(findings.problems)
     found: list[tuple[Problem | UserClass, str, str, ErrorCode]] = [
-        (problem, problem.what, problem.fix, problem.code) for problem in findings.problems
+        (problem, problem.what, problem.fix, problem.code) for problem in problems
     ]
     if allowed is not None:
         configured = tuple(configured)
@@ -87,6 +90,10 @@ def report(
                 root, declarer = once_per_file
                 site = None if finding.anchors else (declarer, finding.path[len(root):])
                 once(api, finding.identity(site), message, call, code, declared=None)
+            elif finding.anchors:
+                # A field of a class written whole (a Send's TypedDict, a graph's input model):
+                # the field declares the problem, reported once where the file first meets it.
+                once(api, finding.identity(), message, call, code, declared=None)
             else:
                 fail(api, message, call, code)
             continue
@@ -94,6 +101,35 @@ def report(
         message = problem_message(path, finding.type_name, what, fix, where)
         declared = None if site is None else finding.identity(site)
         once(api, finding.identity(), message, context, code, declared=declared)
+
+
+def method_site(call: Context) -> Context:
+    """Where a method call is reported: the line of its name. A call chained over several lines
+    (``StateGraph(Topic)\n.add_node("write", write)``) starts where the chain does, and each of its
+    calls would otherwise share that first line, and its ``# type: ignore``."""
+    if not isinstance(call, CallExpr) or not isinstance(call.callee, MemberExpr):
+        return call
+    callee = call.callee
+    if callee.end_line is None or callee.end_line == callee.line:
+        return call
+    column = (callee.end_column or 0) - len(callee.name)
+    return Context(callee.end_line, max(column, 0))
+
+
+def _union_members_merged(problems: tuple[Problem, ...]) -> list[Problem]:
+    """A written value's problems, the members of a union that fare alike as one (``Refund |
+    Escalate``: the JSON serializer raises on either): one value, one line, one message."""
+    merged: dict[tuple[str, str, str], Problem] = {}
+    for problem in problems:
+        key = (problem.path, problem.code.code, problem.what)
+        known = merged.get(key)
+        if known is None:
+            merged[key] = problem
+        elif problem.type_name not in known.type_name.split(" | "):
+            fix = known.fix if problem.fix in known.fix.split("; ") else f"{known.fix}; {problem.fix}"
+            type_name = f"{known.type_name} | {problem.type_name}"
+            merged[key] = known._replace(type_name=type_name, fix=fix)
+    return list(merged.values())
 
 
 def once(

@@ -34,6 +34,7 @@ from mypy.nodes import (
     LambdaExpr,
     MemberExpr,
     MypyFile,
+    NameExpr,
     RefExpr,
     StrExpr,
     TypeInfo,
@@ -45,7 +46,7 @@ from mypy_lgstate.checker.report import fail
 from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.core import write_messages
 from mypy_lgstate.core.messages import key_part
-from mypy_lgstate.routes import builder_calls, builders, discovery, displays
+from mypy_lgstate.routes import bodies, builder_calls, builders, discovery, displays
 from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.schemas import schema_items
 
@@ -53,11 +54,13 @@ ROOT: Final = "Send.arg"
 
 
 class Target(NamedTuple):
-    """A ``Send`` whose node's input schema is known, and the dict display it sends."""
+    """A ``Send`` whose node's input schema is known, and the dict display it sends (a variable's
+    displays, merged: ``payload = {...}; payload["k"] = v; Send("work", payload)``)."""
 
     node: str
     schema: TypeInfo
     payload: DictExpr
+    sent: Expression  # the argument as written: the display, or the variable
 
 
 class Sends:
@@ -73,20 +76,31 @@ class Sends:
 
     def check(self, api: TypeChecker, call: CallExpr, reported: set[str], walker: Walker) -> None:
         """``Send(node, arg)`` being checked: its payload against its node's input, when known."""
-        target = self._target(call, api.tree)
+        target = self._target(call, api)
         if target is not None:
             _check_payload(api, target, reported, walker)
 
-    def _target(self, call: CallExpr, tree: MypyFile) -> Target | None:
+    def _target(self, call: CallExpr, api: TypeChecker) -> Target | None:
+        tree = api.tree
         arguments = builder_calls.call_arguments(call, ("node", "arg"))
-        node, payload = arguments.get("node"), arguments.get("arg")
+        node, sent = arguments.get("node"), arguments.get("arg")
+        if sent is None:
+            return None
+        payload = sent
+        if not isinstance(payload, DictExpr):
+            function = api.scope.current_function()
+            local = bodies.local_displays(payload, function or tree, call.line)
+            if local:
+                merged = [item for display in local for item in display.items]
+                payload = DictExpr(merged)
+                payload.set_line(call)
         if not isinstance(node, StrExpr) or not isinstance(payload, DictExpr):
             return None
         known = self._by_module.get(tree.fullname)
         if known is None or known[0] is not tree:
             known = self._by_module[tree.fullname] = (tree, node_input_schemas(tree))
         schema = known[1].get(node.value)
-        return Target(node.value, schema, payload) if schema is not None else None
+        return Target(node.value, schema, payload, sent) if schema is not None else None
 
 
 def node_input_schemas(tree: MypyFile) -> dict[str, TypeInfo | None]:
@@ -129,14 +143,20 @@ def _check_payload(api: TypeChecker, target: Target, reported: set[str], walker:
     kind = channels.state_kind(target.schema)
     type_of, type_name = api.lookup_type_or_none, walker.type_name
     if kind != "typeddict":
-        written = displays.shown_type(target.payload, type_of)
+        written = displays.shown_type(target.sent, type_of)
         if written is not None:
             message = write_messages.send_dict_message(
                 target.node, type_name(written), target.schema.name, kind, walker.profile == "json"
             )
-            fail(api, message, target.payload, codes.CHANNEL_TYPE)
+            fail(api, message, target.sent, codes.CHANNEL_TYPE)
         return
     declared = dict(schema_items(target.schema))
+    function = api.scope.current_function()
+    scope = function if function is not None else api.tree
+
+    def literals(name: NameExpr) -> frozenset[str] | None:
+        return displays.literal_assignments(name, scope)
+
     for key, value in target.payload.items:
         if not isinstance(key, StrExpr) or key.value not in declared:
             continue
@@ -146,7 +166,7 @@ def _check_payload(api: TypeChecker, target: Target, reported: set[str], walker:
         written = type_of(value)
         if written is None or isinstance(proper_type(written), AnyType):
             continue
-        if channels.expr_fits(value, declared[key.value], type_of):
+        if channels.expr_fits(value, declared[key.value], type_of, literals):
             continue
         message = write_messages.send_item_message(
             target.node,

@@ -88,10 +88,15 @@ class Walker:
         self.strict = config.profile == "msgpack" and config.strict_msgpack
         self.safe_types = frozenset(config.safe_types)
         self.pickle = config.profile == "msgpack" and config.pickle_fallback
+        # Under json every enum is already written as its value; under msgpack only the PostgreSQL
+        # savers store a whole channel's enum member so (``inlined``).
+        self.saver = config.saver
+        self.inlines = config.profile == "msgpack" and config.saver == "postgres"
         self.options = options
         self.serializer = messages.SERIALIZERS[self.profile]
         self._class_memo: dict[tuple[str, bool], Findings] = {}
         self._instance_memo: dict[tuple[object, bool], Findings] = {}
+        self._inlined_memo: dict[str, Findings] = {}
         # Recursion: a class or alias already being walked contributes nothing where it recurs (its
         # first visit reports). A result computed below such a cut is incomplete on its own, so it
         # is memoized only once every cut it saw belongs to its own subtree: each open walk keeps
@@ -106,6 +111,7 @@ class Walker:
         """Drop every memoized verdict (the classes they were computed from may have been edited)."""
         self._class_memo.clear()
         self._instance_memo.clear()
+        self._inlined_memo.clear()
 
     def check_state_class(self, info: TypeInfo) -> Findings:
         """A graph-state schema: each field is a channel, checked on its own; paths start at the class."""
@@ -116,7 +122,18 @@ class Walker:
             found = models.pydantic_state(self, info, found)
         elif info.typeddict_type is not None and self._annotations_deferred(info.module_name):
             found = generics.registered_with_deferred_annotations(found)
-        return channel_values(found.under(info.name), info.name, fields=True)
+        if self.inlines:
+            found = enums.with_inlined(found, self.inlined(info))
+        return channel_values(found.under(info.name), info.name, fields=True, saver=self.saver)
+
+    def inlined(self, info: TypeInfo) -> Findings:
+        """The fields of graph-state class ``info`` whose whole value a PostgreSQL saver stores
+        inline as JSON: an enum with a ``str``, ``int`` or ``float`` mixin (``enums.inlined``).
+        Paths start below the class, as ``class_findings``'s do."""
+        found = self._inlined_memo.get(info.fullname)
+        if found is None:
+            found = self._inlined_memo[info.fullname] = enums.inlined(self, info)
+        return found
 
     def _without_agent_response(self, info: TypeInfo, found: Findings) -> Findings:
         """``found``, the findings of a subclass of LangChain's ``AgentState``, without its
@@ -151,7 +168,8 @@ class Walker:
         if not channel:
             return found
         # A TypedDict update type's fields are the channels' values.
-        return channel_values(found, path, fields=isinstance(proper_type(typ), TypedDictType))
+        fields = isinstance(proper_type(typ), TypedDictType)
+        return channel_values(found, path, fields=fields, saver=self.saver)
 
     def start_input(self, typ: Type, path: str) -> Findings:
         """A model or dataclass passed whole as a graph's input (``graph.invoke(State(...))``):

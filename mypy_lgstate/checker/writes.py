@@ -14,20 +14,28 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from mypy.checker import TypeChecker
-from mypy.nodes import Context, Expression, FuncDef, StrExpr, TypeInfo
+from mypy.nodes import Context, Expression, FuncDef, NameExpr, StrExpr, TypeInfo
 from mypy.types import AnyType, CallableType, Type, TypeOfAny
 
 from mypy_lgstate.checker import channels, errorcodes as codes, repeats
 from mypy_lgstate.checker.emit import Emitter
-from mypy_lgstate.checker.findings import naming, outside, repathed, rerooted
+from mypy_lgstate.checker.findings import naming, outside, repathed
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.pending_bodies import Body
 from mypy_lgstate.checker.report import fail, once, reporting_in
 from mypy_lgstate.checker.walker import Walker
 from mypy_lgstate.core import write_messages
 from mypy_lgstate.core.messages import field_part, key_part
-from mypy_lgstate.routes import bodies, displays, exported, functional, sites
+from mypy_lgstate.routes import (
+    bodies,
+    displays,
+    exported,
+    functional,
+    sites,
+    structured_output,
+)
 from mypy_lgstate.routes.aliases import proper_type
+from mypy_lgstate.routes.lists import Scope
 from mypy_lgstate.routes.schemas import schema_keys
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
 
@@ -272,8 +280,16 @@ class Writes:
                 # channel (checked where the node is registered), and what the channel holds.
                 fields = frozenset(schema_keys(body.schemas[0]))
                 unknown = [key.value for key in returned.keys if key.value not in fields]
-            # LangGraph drops the unknown keys, and never checkpoints the untracked ones.
-            dropped = [*unknown, *self._graphs.special_keys(api, body.schemas).untracked]
+            written = [
+                (key, expr) for key, expr in bodies.written_items(returned) if key not in unknown
+            ]
+            # LangGraph drops the unknown keys, and never checkpoints the untracked ones; a reducer
+            # that raises on its value never stores it.
+            dropped = [
+                *unknown,
+                *self._graphs.special_keys(api, body.schemas).untracked,
+                *self._raising(api, body.schemas, written, function),
+            ]
             values = [
                 value
                 for value in bodies.values(returned, root, api)
@@ -285,10 +301,9 @@ class Writes:
             )
             if body.coverage is not None and only is None and not returned.opaque:
                 body.coverage.read(sum(isinstance(proper_type(v.type), AnyType) for v in values))
-            written = [
-                (key, expr) for key, expr in bodies.written_items(returned) if key not in unknown
-            ]
-            self._check_channel_types(api, f'Node "{name}"', written, body.schemas, root, reported)
+            self._check_channel_types(
+                api, f'Node "{name}"', written, body.schemas, root, reported, function
+            )
 
     def restating(self, api: TypeChecker, schemas: tuple[TypeInfo, ...]) -> dict[str, list[Type]]:
         """The channels whose declared type an item restates (``repeats``): not the untracked
@@ -326,6 +341,11 @@ class Writes:
             # An untracked channel is never checkpointed; a graph input is, whole (__start__).
             untracked = list(self._graphs.special_keys(api, typed).untracked)
             values = [value for value in values if not bodies.under_keys(value, root, untracked)]
+        function = api.scope.current_function()
+        scope = function if function is not None else api.tree
+        raising = self._raising(api, typed, [(key.value, value) for key, value in items], scope)
+        if raising:  # the reducer raises on these: their values are never stored
+            values = [value for value in values if not bodies.under_keys(value, root, raising)]
         reported = self._check_written(
             api, values, root, schemas, allowed, updates=site in sites.CHANNEL_ROOTS,
             declared=declared if root in repeats.CHANNEL_ITEM_ROOTS else None,
@@ -333,8 +353,37 @@ class Writes:
         if items:
             written = [(key.value, value) for key, value in items]
             assert writer is not None
-            self._check_channel_types(api, writer, written, typed, root, reported)
+            self._check_channel_types(api, writer, written, typed, root, reported, scope)
         return reported
+
+    def _raising(
+        self,
+        api: TypeChecker,
+        schemas: tuple[TypeInfo, ...],
+        items: list[tuple[str, Expression]],
+        scope: Scope,
+    ) -> list[str]:
+        """The keys of ``items`` whose value only the channel-type check judges: the channel's
+        reducer raises on it (it is never stored), or it is an object written where a scalar is
+        declared (a way to serialize the object is no fix: its field of that type is)."""
+        if not schemas or not items:
+            return []
+        accepting = self._graphs.accepting(api, schemas)
+        type_of = api.lookup_type_or_none
+
+        def structured(expr: Expression) -> TypeInfo | None:
+            return structured_output.structured_schema(expr, scope)
+
+        judged = []
+        for key, expr in items:
+            declared = accepting.get(key)
+            if channels.reducer_raises_on(expr, declared, type_of):
+                judged.append(key)
+                continue
+            accepts = channels.accepted(declared, overwrite=False) if declared else None
+            if accepts and channels.object_in_scalar(expr, accepts, type_of, structured):
+                judged.append(key)
+        return judged
 
     def _unknown_command_keys(
         self, api: TypeChecker, graph: NodeGraph, items: list[tuple[StrExpr, Expression]]
@@ -376,6 +425,13 @@ class Writes:
             if sites.is_unchecked(value.type) or sites.is_control_object(value.type):
                 continue
             place = repeats.channel_of(value.path, root)
+            if (
+                declared
+                and place is not None
+                and place[1] == ""
+                and repeats.restates_channel(place[0], value.type, declared)
+            ):
+                continue
             if updates and place is not None and place[0] in special.messages:
                 # add_messages stores messages, whatever it takes; what it does not take is the
                 # channel-type check's.
@@ -392,11 +448,15 @@ class Writes:
                 self._emit(api, start, value.expr, at_fields=False, allowed=allowed)
             if schema is not None and schema in schemas:
                 continue
-            if schema is not None:  # a model or dataclass whose fields update the channels
-                findings = rerooted(
-                    self._walker.check_state_class(schema), schema.name, value.path
-                )
-            elif updates and sites.is_schema_instance(value, root, schemas):
+            if schema is not None:
+                # A model or dataclass whose fields update the channels is graph state itself:
+                # its fields' problems are its own, reported as a state class's (once per file).
+                state = self._walker.check_state_class(schema)
+                if any(problem.code is not codes.ANY for problem in state.problems):
+                    reported.add(value.path)
+                self._emit(api, state, value.expr, allowed=allowed)
+                continue
+            if updates and sites.is_schema_instance(value, root, schemas):
                 continue
             else:
                 channel = updates and sites.is_channel_value(value, root)
@@ -426,13 +486,22 @@ class Writes:
         schemas: tuple[TypeInfo, ...],
         root: str,
         reported: set[str],
+        scope: Scope,
     ) -> None:
         """``lgstate-channel-type``: each written item against what its channel accepts. An item
         the serializer check already reported (``reported``: paths under ``root``) is not reported
-        again: its fix (a list for a tuple, an ISO string for a datetime) is the channel's type."""
+        again: its fix (a list for a tuple, an ISO string for a datetime) is the channel's type.
+        ``scope``: where the items are written, whose locals may hold literals."""
         if not schemas or not items:
             return
         accepting = self._graphs.accepting(api, schemas)
+
+        def literals(name: NameExpr) -> frozenset[str] | None:
+            return displays.literal_assignments(name, scope)
+
+        def structured(expr: Expression) -> TypeInfo | None:
+            return structured_output.structured_schema(expr, scope)
+
         for key, expr in items:
             top = root + key_part(key)
             if any(path == top or path.startswith((top + "[", top + "{")) for path in reported):
@@ -440,6 +509,7 @@ class Writes:
             message = channels.mismatch(
                 writer, key, expr, accepting.get(key), api.lookup_type_or_none,
                 self._walker.type_name, json_profile=self._walker.profile == "json",
+                literals=literals, structured=structured,
             )
             if message is not None:
                 fail(api, message, expr, codes.CHANNEL_TYPE)

@@ -34,9 +34,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         " checkpointer (or a function of no arguments that returns one); opened read-only",
     )
     parser.add_argument(
-        "--graph", action="append", required=True, metavar="MODULE:ATTR",
+        "--graph", action="append", metavar="MODULE:ATTR",
         help="today's graph: a compiled graph, a StateGraph, or a function that returns one"
-        " (repeat for a store several graphs share)",
+        " (repeat for a store several graphs share; default: the graphs of langgraph.json)",
     )
     parser.add_argument(
         "--all-checkpoints", action="store_true",
@@ -59,13 +59,18 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
 def audit(args: argparse.Namespace) -> int:
     # Imported here: the other subcommands never need the audit's modules.
     from mypy_lgstate.runtime.audit.formats import FORMATS as WRITERS
+    from mypy_lgstate.runtime.audit.graphs import project_graphs
     from mypy_lgstate.runtime.audit.run import AuditOptions, ProgressLine, run_audit
 
     if args.config_file is not None and not os.path.isfile(args.config_file):
         raise ArgumentError(f"--config-file {args.config_file}: no such file")
+    try:
+        graphs = args.graph or project_graphs(args.config_file)
+    except AuditInputError as error:
+        raise ArgumentError(str(error)) from None
     options = AuditOptions(
         store=args.store,
-        graphs=tuple(args.graph),
+        graphs=tuple(graphs),
         all_checkpoints=args.all_checkpoints,
         examples=args.threads,
         jobs=args.jobs,

@@ -11,7 +11,7 @@ from typing import Final
 from mypy_lgstate.cli import lockdiff
 from mypy_lgstate.cli.mypy_build import Outcome, lgstate_config, run_mypy
 from mypy_lgstate.cli.subcommands import ConfigFileError, Subcommand, UsageError, os_error
-from mypy_lgstate.core import config, lockfile
+from mypy_lgstate.core import config, langgraph_json, lockfile
 
 
 def _lock_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,11 +34,23 @@ def lock(args: argparse.Namespace) -> int:
         except lockfile.LockFileError as error:
             raise ConfigFileError(str(error)) from None
     roots: lockfile.LockData = {}
-    outcome = run_mypy(args, lock_roots=roots)
+    outcome = run_mypy(args, lock_roots=roots, default_targets=_deployed(args.config_file))
     if lockfile.lock_path(outcome.config.lock_file, outcome.config_file) != path:
         # No file upward, and mypy found its user configuration file: the options came from there.
         path, shown, old = _lock_file(outcome.config_file, outcome.config, writing=not args.check)
     return _finish_lock(args, outcome, roots, path, shown, old)
+
+
+def _deployed(config_file: str | None) -> list[str] | None:
+    """What LangGraph's server deploys (the graphs of ``langgraph.json``): read without paths,
+    instead of the whole directory (tests and scripts build graphs that are never checkpointed)."""
+    found = langgraph_json.find_langgraph_json(config_file or config.find_config_file())
+    if found is None:
+        return None
+    try:
+        return langgraph_json.mypy_targets(langgraph_json.read_langgraph_json(found)) or None
+    except langgraph_json.LangGraphJsonError as error:
+        raise UsageError(str(error)) from None
 
 
 def _lock_file(

@@ -68,16 +68,17 @@ def run_mypy(
     lock_roots: lockfile.LockData | None = None,
     not_derived: dict[str, str] | None = None,
     lock_optional: bool = False,
+    default_targets: list[str] | None = None,
 ) -> Outcome:
-    """Run mypy's build on ``args.paths`` (else the configured ``files``, else the current
-    directory), with ``args.config_file`` and the mypy flags given after ``--``.
+    """Run mypy's build on ``args.paths`` (else the configured ``files``, else ``default_targets``,
+    else the current directory), with ``args.config_file`` and the mypy flags given after ``--``.
 
     ``lock_roots`` receives the snapshot of every graph-state root (``lgstate lock``), and
     ``not_derived`` the roots ``compile()`` does not derive the strict allowlist from
     (``lockfile.not_derived``);
     ``lock_optional`` reads a lock file that cannot be read as no lock file (``lgstate report``)."""
     config_file, options_config = lgstate_config(args.config_file)
-    sources, options = _mypy_options(args, config_file)
+    sources, options = _mypy_options(args, config_file, default_targets)
     if options.config_file != config_file:  # none found upward: mypy's user configuration file
         config_file, options_config = lgstate_config(options.config_file)
     findings: list[Finding] = []
@@ -145,7 +146,7 @@ def lgstate_config(explicit: str | None) -> tuple[str | None, config.LGStateConf
 
 
 def _mypy_options(
-    args: argparse.Namespace, config_file: str | None
+    args: argparse.Namespace, config_file: str | None, default_targets: list[str] | None = None
 ) -> tuple[list[BuildSource], Options]:
     """mypy's own reading of its command line and configuration, then what this command needs.
 
@@ -159,7 +160,8 @@ def _mypy_options(
     flags += args.mypy_flags
     sources, options = _process_options([*flags, *args.paths], require_targets=False)
     if not sources and not args.paths:
-        sources, options = _process_options([*flags, os.curdir], require_targets=True)
+        targets = default_targets or [os.curdir]
+        sources, options = _process_options([*flags, *targets], require_targets=True)
     if config_file is not None:  # the plugin reads its options from ``options.config_file``
         options.config_file = config_file
     options.output = "json"  # one finding per line, with its code, whatever the user's options

@@ -20,9 +20,21 @@ from collections.abc import Iterable
 from typing import Any, Final, Literal, NamedTuple, NoReturn
 
 from mypy_lgstate.core.digest import short_digest
+from mypy_lgstate.core.langgraph_json import (
+    LangGraphJsonError,
+    find_langgraph_json,
+    read_langgraph_json,
+)
 
 Profile = Literal["json", "msgpack"]
 PROFILES: Final = ("json", "msgpack")
+# The checkpointer the checkpoints go to, where it changes a verdict (docs/rules.md, "Measured
+# against the savers"): "sqlite" for every saver that serializes each value (the default: SQLite,
+# and savers other than these three), "memory" for InMemorySaver, "postgres" for PostgresSaver,
+# AsyncPostgresSaver and LangGraph's server.
+Saver = Literal["sqlite", "memory", "postgres"]
+SAVERS: Final = ("sqlite", "memory", "postgres")
+_DEFAULT_SAVER: Final[Saver] = "sqlite"
 INI_SECTION: Final = "mypy_lgstate"
 TOML_SECTION: Final = "tool.mypy_lgstate"
 
@@ -43,6 +55,8 @@ class LGStateConfig(NamedTuple):
     safe_types: tuple[str, ...] = ()
     lock_file: str = "lgstate.lock"  # relative to the configuration file's directory
     pickle_fallback: bool = False  # msgpack: JsonPlusSerializer(pickle_fallback=True)
+    # A project with a langgraph.json and no checkpointer of its own deploys on PostgreSQL.
+    saver: Saver = _DEFAULT_SAVER
 
     def digest(self) -> str:
         """A short hash of the options. mypy stores it with each user module (``report_config_data``:
@@ -51,8 +65,8 @@ class LGStateConfig(NamedTuple):
         return short_digest(encoded)
 
 
-# Each option's kind, told by its default: a str (the profile, or the lock file's path), a bool, or a
-# tuple of dotted names.
+# Each option's kind, told by its default: a str (the profile, the saver, or the lock file's path), a
+# bool, or a tuple of dotted names.
 _OPTION_KINDS: Final = {name: type(default) for name, default in LGStateConfig._field_defaults.items()}
 
 
@@ -61,21 +75,44 @@ _OPTION_KINDS: Final = {name: type(default) for name, default in LGStateConfig._
 profile_override: Profile | None = None
 
 
-def load_config(config_file: str | None) -> LGStateConfig:
-    """Read the plugin's section of ``config_file`` (mypy's own); defaults when there is none."""
-    config = _read_config(config_file)
+def load_config(config_file: str | None, start: str | None = None) -> LGStateConfig:
+    """Read the plugin's section of ``config_file`` (mypy's own); defaults when there is none.
+    ``start``: where the project's ``langgraph.json`` is looked for (default: the current
+    directory)."""
+    config = _read_config(config_file, start)
     return config if profile_override is None else config._replace(profile=profile_override)
 
 
 def read_config(config_file: str | None) -> LGStateConfig:
     """The options of ``config_file``, without the command line's profile override. A file that
     cannot be read or parsed is a ``ConfigError``, like a bad option."""
-    return _read_config(config_file)
+    return _read_config(config_file, None)
 
 
-def _read_config(config_file: str | None) -> LGStateConfig:
+def _read_config(config_file: str | None, start: str | None) -> LGStateConfig:
+    config, given = _read_section(config_file)
+    if "saver" in given:
+        return config
+    return config._replace(saver=project_saver(config_file, start))
+
+
+def project_saver(config_file: str | None, start: str | None = None) -> Saver:
+    """The saver a project without a ``saver`` option runs on: PostgreSQL when it has a
+    ``langgraph.json`` that names no checkpointer of its own (LangGraph's server)."""
+    found = find_langgraph_json(config_file, start)
+    if found is None:
+        return _DEFAULT_SAVER
+    try:
+        project = read_langgraph_json(found)
+    except LangGraphJsonError as error:
+        raise ConfigError(str(error)) from None
+    return _DEFAULT_SAVER if project.own_checkpointer else "postgres"
+
+
+def _read_section(config_file: str | None) -> tuple[LGStateConfig, frozenset[str]]:
+    """The options of the plugin's section of ``config_file``, and the names it sets."""
     if not config_file or not os.path.isfile(config_file):
-        return LGStateConfig()
+        return LGStateConfig(), frozenset()
     display = _display(config_file)
     if config_file.lower().endswith(".toml"):  # mypy's own test (config_parser.is_toml)
         data = _parse_toml(config_file, display)
@@ -86,10 +123,10 @@ def _read_config(config_file: str | None) -> LGStateConfig:
             _fail(display, misspelled, None, f"unknown section, did you mean [{TOML_SECTION}]?")
         section = tables.get("mypy_lgstate")
         if section is None:
-            return LGStateConfig()
+            return LGStateConfig(), frozenset()
         if not isinstance(section, dict):
             _fail(display, TOML_SECTION, None, "must be a table")
-        return _build(display, TOML_SECTION, section, from_ini=False)
+        return _build(display, TOML_SECTION, section, from_ini=False), frozenset(section)
     parser = _parse_ini(config_file, display)
     misspelled = _misspelled_section(
         {name: dict(parser.items(name)) for name in parser.sections()}, prefix=""
@@ -97,8 +134,9 @@ def _read_config(config_file: str | None) -> LGStateConfig:
     if misspelled is not None:
         _fail(display, misspelled, None, f"unknown section, did you mean [{INI_SECTION}]?")
     if not parser.has_section(INI_SECTION):
-        return LGStateConfig()
-    return _build(display, INI_SECTION, dict(parser.items(INI_SECTION)), from_ini=True)
+        return LGStateConfig(), frozenset()
+    raw = dict(parser.items(INI_SECTION))
+    return _build(display, INI_SECTION, raw, from_ini=True), frozenset(raw)
 
 
 def _misspelled_section(sections: dict[str, Any], *, prefix: str) -> str | None:
@@ -242,6 +280,13 @@ def _build(file: str, section: str, raw: dict[str, Any], *, from_ini: bool) -> L
             if not isinstance(value, str) or not value.strip():
                 _fail(file, section, key, f"must be a file path, not {_show(value)}")
             values[key] = value.strip()
+        elif key == "saver":
+            if value not in SAVERS:
+                _fail(
+                    file, section, key,
+                    f'must be "sqlite", "memory" or "postgres", not {_show(value)}',
+                )
+            values[key] = value
         elif kind is str:
             if value not in PROFILES:
                 _fail(file, section, key, f'must be "json" or "msgpack", not {_show(value)}')

@@ -137,12 +137,62 @@ def enum_json_fix(name: str) -> str:
     return f"{ENUM_JSON_FIX_START}{name}(value)"
 
 # msgpack, measured with langgraph-checkpoint 4.3.2 and langgraph-checkpoint-sqlite 3.1.2: a
-# bytearray that is a channel's whole value.
+# bytearray that is a channel's whole value (the ``sqlite`` saver; InMemorySaver and the PostgreSQL
+# savers serialize each channel value on its own, and keep it).
 WHOLE_BYTEARRAY_LOSSY: Final = (
     "bytes under SqliteSaver and AsyncSqliteSaver, which serialize the whole checkpoint as one"
     " value (InMemorySaver keeps a bytearray that is a channel's whole value)",
     "declare the field as bytes",
 )
+
+
+# PostgreSQL savers (PostgresSaver, AsyncPostgresSaver, and LangGraph's server) keep a channel's
+# whole value that is a str, int, float or bool inline in the checkpoint's JSON, past the serializer:
+# an enum with such a mixin comes back as its bare value, even with unchanged code; inside a dict or
+# a list it goes through the serializer and keeps its class (measured with PostgreSQL 15,
+# langgraph-checkpoint-postgres 3.2: tests/test_postgres_saver.py).
+POSTGRES_SAVERS: Final = "PostgresSaver (and AsyncPostgresSaver, LangGraph's server)"
+
+
+def postgres_inline_what(base: str, *, revalidated: bool = False) -> str:
+    """``base``: the mixin the value is written as (``str``); ``revalidated``: a field of a pydantic
+    state, which LangGraph validates back into the enum before each node."""
+    stored = (
+        f"{POSTGRES_SAVERS} stores a channel's value inline as JSON when it is"
+        f" {'an' if base == 'int' else 'a'} {base}, without its class"
+    )
+    if revalidated:
+        return (
+            f"{stored}: nodes get the enum (LangGraph re-validates the state before each node), but"
+            f" get_state() and the graph's output show a plain {base}"
+        )
+    return f"{stored}: it comes back as a plain {base}"
+
+
+def postgres_inline_fix(name: str, base: str) -> str:
+    """``name``: the enum class, rebuilt from the stored value where it is read."""
+    return (
+        f"declare the field as {base} and store member.value, rebuilding the member with"
+        f" {name}(value) where it is read"
+    )
+
+
+# A compiled subgraph added as a node without ``input_schema=`` is given the parent's whole state,
+# and its first checkpoint holds it: an ``UntrackedValue`` channel's value too (measured:
+# tests/test_misses_runtime.py).
+def subgraph_input_what(node: str, what: str) -> str:
+    """``what``: the serializer's verdict on the value."""
+    return (
+        f'an UntrackedValue channel, but subgraph node "{node}" is added without input_schema=, so'
+        f" LangGraph gives it the whole state and its first checkpoint holds the value: {what}"
+    )
+
+
+def subgraph_input_fix(node: str, key: str) -> str:
+    return (
+        f'add the subgraph with input_schema= a class without "{key}"'
+        f' (builder.add_node("{node}", subgraph, input_schema=...))'
+    )
 
 
 # Classes whose bodies change what the msgpack loader's ``cls(**fields)`` rebuilds: each is a

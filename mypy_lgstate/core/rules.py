@@ -311,6 +311,10 @@ MSGPACK_SUBCLASS_KEY_RULES: Final[dict[str, Verdict]] = {
 }
 # Enum mixins whose members json writes as their values (dict keys: as str).
 JSON_VALUE_MIXINS: Final = (("builtins.str", "str"), ("builtins.int", "int"), ("builtins.float", "float"))
+# The saver ``postgres``: a channel's whole value that is an instance of one of these is stored inline
+# as JSON, so an enum with such a mixin comes back as its value (``messages.postgres_inline_what``;
+# a plain subclass of one comes back as the plain type under msgpack with every saver).
+POSTGRES_INLINE_MIXINS: Final = JSON_VALUE_MIXINS
 MSGPACK_KEY_RULES: Final[dict[str, Verdict]] = {
     "builtins.str": OK,
     "builtins.int": OK,
@@ -322,3 +326,12 @@ MSGPACK_KEY_RULES: Final[dict[str, Verdict]] = {
     "datetime.time": lossy("str", "use value.isoformat() as the key"),
     "uuid.UUID": lossy("str", "use str(value) as the key"),
 }
+
+
+# The roles LangChain makes a message of (``langchain_core.messages.utils``), in a ``(role,
+# content)`` tuple; a message dict may also be ``{"type": "remove", "id": ...}``. Any other role, and
+# a dict without ``role`` (or ``type``) and ``content``, raise ValueError in ``add_messages``.
+MESSAGE_ROLES: Final = frozenset(
+    {"human", "user", "ai", "assistant", "system", "developer", "function", "tool"}
+)
+MESSAGE_DICT_ROLES: Final = MESSAGE_ROLES | {"remove"}

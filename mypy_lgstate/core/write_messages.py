@@ -62,12 +62,11 @@ def channel_type_message(
 ) -> str:
     """``writer`` names who writes (``Node "n1"``, ``Command.update``); ``reducer`` the channel's
     reducer, whose second parameter says what the channel ``accepts``. ``missing``: a required key
-    the written dict lacks; ``raises``: the sequence class a concatenating reducer
-    (``operator.add``) adds only to itself, so the step raises."""
+    the written dict lacks; ``raises``: why the reducer (``operator.add``, ``operator.or_``) raises
+    on the value in that step (``a list can only be concatenated with a list``)."""
     if reducer is not None:
         called = (
-            f"LangGraph calls it with the value in that step, and a {raises} can only be"
-            f" concatenated with a {raises}: it raises TypeError"
+            f"LangGraph calls it with the value in that step, and {raises}: it raises TypeError"
             if raises is not None
             else "LangGraph calls it with the value"
         )
@@ -75,7 +74,10 @@ def channel_type_message(
             f'channel "{key}" ("{declared}" in "{schema}") has the reducer "{reducer}", which takes'
             f' "{accepts}": {called}'
         )
-        fix = f'write a value the reducer takes, or give "{key}" a reducer that takes "{written}"'
+        fix = (
+            f'write a value of type "{accepts}", which "{reducer}" takes, or change the reducer of'
+            f' "{key}" in "{schema}" to a function whose second parameter takes "{written}"'
+        )
     else:
         outcome = _CHANNEL_OUTCOMES[kind].format(written=written, declared=declared, schema=schema)
         what = f'channel "{key}" is declared "{declared}" in "{schema}": {outcome}'
@@ -83,6 +85,37 @@ def channel_type_message(
     if missing is not None:
         what += f' (the dict has no required key "{missing}": reading it raises KeyError)'
     return f'{writer} writes "{written}" to channel "{key}", but {what}. Fix: {fix}'
+
+
+def object_in_scalar_message(
+    writer: str,
+    key: str,
+    written: str,
+    origin: str | None,
+    declared: str,
+    schema: str,
+    kind: str,
+    fields: list[str],
+    checkpointed_as_json: bool,
+) -> str:
+    """An instance of the model or dataclass ``written`` written where a scalar is declared: the
+    fix is one of its fields of that type (``fields``), not a way to serialize the object.
+    ``origin``: the call the value comes from (``with_structured_output(Query)``);
+    ``checkpointed_as_json``: the json profile, and a channel that is checkpointed."""
+    shown = f'"{written}" (what {origin} returns)' if origin else f'"{written}"'
+    if checkpointed_as_json and kind != "pydantic":
+        outcome = "the JSON serializer raises TypeError on it when the checkpoint is written"
+    else:
+        outcome = _CHANNEL_OUTCOMES[kind].format(written=written, declared=declared, schema=schema)
+    if fields:
+        named = " or ".join(f"value.{field}" for field in fields)
+        fix = f'write the field of "{written}" that holds the "{declared}" ({named})'
+    else:
+        fix = f'write a "{declared}" made from the "{written}"'
+    return (
+        f'{writer} writes a {shown} to channel "{key}", but channel "{key}" is declared'
+        f' "{declared}" in "{schema}": {outcome}. Fix: {fix}'
+    )
 
 
 # Only a reducer channel unwraps ``Overwrite(value)``; any other channel stores the Overwrite object
@@ -98,18 +131,53 @@ _OVERWRITE_OUTCOMES: Final = {
 
 
 def overwrite_message(
-    writer: str, key: str, declared: str, schema: str, kind: str, checkpointed_as_json: bool
+    writer: str,
+    key: str,
+    declared: str,
+    schema: str,
+    kind: str,
+    checkpointed_as_json: bool,
+    *,
+    topic: bool = False,
 ) -> str:
-    """``Overwrite(value)`` written to a channel without a reducer. ``checkpointed_as_json``: the
-    json profile, and a channel that is checkpointed (not an ``UntrackedValue``)."""
+    """``Overwrite(value)`` written to a channel without a reducer, or to a ``Topic`` (``topic``),
+    which appends it. ``checkpointed_as_json``: the json profile, and a channel that is
+    checkpointed (not an ``UntrackedValue``)."""
     if checkpointed_as_json and kind != "pydantic":
         outcome = "the JSON serializer raises TypeError when the checkpoint is written"
+    elif topic and kind != "pydantic":
+        outcome = f'the nodes after it read an "Overwrite" object among the items of "{declared}"'
     else:
         outcome = _OVERWRITE_OUTCOMES[kind].format(declared=declared, schema=schema)
+    if topic:
+        return (
+            f'{writer} writes Overwrite(...) to channel "{key}" ("{declared}" in "{schema}"), a'
+            " Topic: a Topic appends each value written and does not unwrap an Overwrite, so"
+            f" LangGraph stores the Overwrite object as an item, and {outcome}. Fix: write the"
+            " values themselves (a Topic holds only what its step wrote, unless it accumulates)"
+        )
     return (
         f'{writer} writes Overwrite(...) to channel "{key}" ("{declared}" in "{schema}"), which has'
         " no reducer: only a reducer channel unwraps an Overwrite, so LangGraph stores the Overwrite"
         f' object itself, and {outcome}. Fix: write the value itself, or give "{key}" a reducer'
+    )
+
+
+# ``add_messages`` makes a message of each item it is given (``convert_to_messages``), and LangChain
+# raises ValueError for what it cannot make one of (measured: tests/test_reducers_runtime.py).
+def rejected_message(writer: str, key: str, item: str, role: str | None) -> str:
+    """``item``: how the offending item is shown (``{"text": ...}``); ``role``: the role no
+    message has, or ``None`` for a dict without ``role`` (or ``type``) and ``content``."""
+    if role is None:
+        reason = 'a message dict must hold "role" (or "type") and "content"'
+        fix = 'write {"role": "user", "content": ...}, or a message such as HumanMessage(content=...)'
+    else:
+        roles = "human, user, ai, assistant, system, developer, function and tool"
+        reason = f'no message has the role "{role}" (the roles are {roles})'
+        fix = "use one of those roles, or a message such as AIMessage(content=...)"
+    return (
+        f'{writer} writes {item} to channel "{key}", whose reducer "add_messages" makes a message'
+        f" of each item: LangChain raises ValueError in that step, as {reason}. Fix: {fix}"
     )
 
 

@@ -15,7 +15,16 @@ from typing import Final, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.maptype import map_instance_to_supertype
-from mypy.nodes import CallExpr, Expression, OpExpr, RefExpr, TypeInfo, Var
+from mypy.nodes import (
+    CallExpr,
+    Expression,
+    IndexExpr,
+    OpExpr,
+    RefExpr,
+    TupleExpr,
+    TypeInfo,
+    Var,
+)
 from mypy.plugin import FunctionContext
 from mypy.subtypes import find_member
 from mypy.types import (
@@ -202,11 +211,21 @@ def _named_schema(expr: Expression) -> Type | None:
     if isinstance(expr, OpExpr) and expr.op == "|":
         left, right = _named_schema(expr.left), _named_schema(expr.right)
         return UnionType.make_union([left, right]) if left is not None and right is not None else None
+    if (
+        isinstance(expr, IndexExpr)
+        and isinstance(expr.base, RefExpr)
+        and expr.base.fullname in _UNIONS
+    ):  # ``Union[A, B]``
+        members = expr.index.items if isinstance(expr.index, TupleExpr) else [expr.index]
+        named = [_named_schema(member) for member in members]
+        known = [typ for typ in named if typ is not None]
+        return UnionType.make_union(known) if known and len(known) == len(named) else None
     if isinstance(expr, RefExpr) and isinstance(expr.node, TypeInfo) and discovery.is_schema(expr.node):
         return discovery.schema_type(expr.node)
     return None
 
 
+_UNIONS: Final = frozenset({"typing.Union", "typing_extensions.Union"})
 # The strategies that wrap a response schema (``langchain.agents.structured_output``).
 _STRATEGIES: Final = frozenset(
     f"langchain.agents.structured_output.{name}"

@@ -19,17 +19,20 @@ dataclass of it has the channels of its bases. The standard library's stubs are 
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Final, NamedTuple
 
 from mypy.nodes import (
+    ARG_POS,
     MDEF,
     AssignmentStmt,
     Block,
     ClassDef,
     Decorator,
+    ExpressionStmt,
     FakeInfo,
     FuncDef,
     IfStmt,
@@ -38,7 +41,9 @@ from mypy.nodes import (
     NameExpr,
     OverloadedFuncDef,
     RefExpr,
+    ReturnStmt,
     Statement,
+    StrExpr,
     SymbolNode,
     SymbolTableNode,
     TryStmt,
@@ -46,10 +51,18 @@ from mypy.nodes import (
     Var,
 )
 from mypy.server.trigger import make_trigger
-from mypy.types import Instance, LiteralType, RawExpressionType, Type, UnboundType
+from mypy.types import (
+    CallableType,
+    Instance,
+    LiteralType,
+    RawExpressionType,
+    Type,
+    TypeVarType,
+    UnboundType,
+)
 
 from mypy_lgstate.core import rules
-from mypy_lgstate.routes import discovery
+from mypy_lgstate.routes import channel_calls, discovery
 from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.state_modules import is_stdlib_stub, may_declare_channels
 
@@ -65,8 +78,9 @@ _CALL_NOTE: Final = re.compile(
 _ANNOTATED: Final = frozenset({"Annotated"})
 _WRAPPERS: Final = frozenset({"Required", "NotRequired", "ReadOnly"})
 
-# A field's channel, as recorded: ``("reducer", fullname)``, ``("channel", fullname)`` for a
-# channel class, or ``("unknown", "")`` for metadata the plugin cannot resolve (a call, a lambda).
+# A field's channel, as recorded: ``("reducer", fullname)``, ``("keep", fullname)`` for a reducer
+# that returns what is written (a lambda's fullname is ""), ``("channel", fullname)`` for a channel
+# class, or ``("unknown", "")`` for metadata the plugin cannot resolve.
 Spec = tuple[str, str]
 
 
@@ -209,7 +223,7 @@ def _specs_from_syntax(
             continue
         name = stmt.lvalues[0].name
         found.pop(name, None)  # redeclared: this class's annotation decides
-        spec = _annotation_spec(stmt.unanalyzed_type, file)
+        spec = _annotation_spec(stmt.unanalyzed_type, file, stmt)
         if spec is not None:
             found[name] = spec
     return found
@@ -237,15 +251,27 @@ def _model_bases(info: TypeInfo) -> Iterator[TypeInfo]:
             yield base
 
 
-def _annotation_spec(annotation: UnboundType, file: MypyFile) -> Spec | None:
+def _annotation_spec(
+    annotation: UnboundType, file: MypyFile, stmt: AssignmentStmt
+) -> Spec | None:
     """What ``Annotated[T, ...]`` makes of a field, the way LangGraph reads it: a channel class
     anywhere in the metadata, else a reducer as its last item (``_get_channel``)."""
     last = annotation.name.rpartition(".")[2]
     if last in _WRAPPERS and annotation.args and isinstance(annotation.args[0], UnboundType):
-        return _annotation_spec(annotation.args[0], file)
+        return _annotation_spec(annotation.args[0], file, stmt)
     if last not in _ANNOTATED or len(annotation.args) < 2:
         return None
-    resolved = [_resolve(item, file) for item in annotation.args[1:]]
+    metadata = annotation.args[1:]
+    source: list[ast.expr] | None = None
+    if any(_is_expression(item) for item in metadata):
+        # A call or a lambda, whose arguments mypy keeps nowhere: read from the source.
+        source = channel_calls.metadata_source(stmt, file.path)
+        if source is not None and len(source) != len(metadata):
+            source = None
+    resolved = [
+        _resolve(item, file, source[index] if source is not None else None)
+        for index, item in enumerate(metadata)
+    ]
     for kind, fullname in resolved:
         if kind == "channel":
             return (kind, fullname)
@@ -253,12 +279,21 @@ def _annotation_spec(annotation: UnboundType, file: MypyFile) -> Spec | None:
     return None if kind == "inert" else (kind, fullname)
 
 
-def _resolve(item: Type, file: MypyFile) -> Spec:
+def _is_expression(item: Type) -> bool:
+    return isinstance(item, RawExpressionType) and item.literal_value is None
+
+
+def _resolve(item: Type, file: MypyFile, source: ast.expr | None) -> Spec:
     if isinstance(item, RawExpressionType):
         # A string or number is inert; an instance of a channel class (``UntrackedValue(T)``, which
-        # LangGraph uses as it is) is that channel; any other expression is not known.
+        # LangGraph uses as it is) is that channel, a call that makes a reducer (a partial, a
+        # ``BinaryOperatorAggregate``) or a lambda that reducer; anything else is not known.
         if item.literal_value is not None:
             return ("inert", "")
+        if source is not None:
+            return channel_calls.resolve(
+                source, lambda name: _lookup_name(name, file), keeps_written
+            )
         call = _CALL_NOTE.fullmatch(item.note or "")
         callee = _lookup_name(call["name"], file) if call is not None else None
         if isinstance(callee, TypeInfo) and callee.has_base(BASE_CHANNEL):
@@ -272,14 +307,51 @@ def _resolve(item: Type, file: MypyFile) -> Spec:
             return ("channel", node.fullname)
         return ("unknown", "")
     if isinstance(node, (FuncDef, Decorator, OverloadedFuncDef)):
-        return ("reducer", node.fullname)
+        return ("keep" if keeps_written(node) else "reducer", node.fullname)
     if isinstance(node, Var):
         proper = proper_type(node.type)
         if isinstance(proper, Instance) and proper.type.has_base(BASE_CHANNEL):
             return ("channel", proper.type.fullname)
         if isinstance(proper, Instance) and proper.type.get_method("__call__") is None:
             return ("inert", "")  # ``PrivateStateAttr`` and other markers
+        if isinstance(proper, Instance):
+            return ("reducer", node.fullname)  # a callable instance: its ``__call__``
     return ("unknown", "")
+
+
+def keeps_written(node: SymbolNode) -> bool:
+    """Whether reducer ``node`` returns what is written, so that the channel stores it as it is
+    ("last write wins"): declared ``(current: T, new: T) -> T``, or, where its body is there (a
+    reducer of the module being read), ``return new``."""
+    if isinstance(node, Decorator):
+        node = node.func
+    if not isinstance(node, FuncDef):
+        return False
+    signature = proper_type(node.type)
+    if isinstance(signature, CallableType):
+        positional = [
+            typ for kind, typ in zip(signature.arg_kinds, signature.arg_types) if kind == ARG_POS
+        ]
+        returned = proper_type(signature.ret_type)
+        if (
+            len(positional) >= 2
+            and isinstance(returned, TypeVarType)
+            and returned == proper_type(positional[1])
+        ):
+            return True
+    body = [
+        stmt for stmt in node.body.body
+        if not (isinstance(stmt, ExpressionStmt) and isinstance(stmt.expr, StrExpr))
+    ]
+    # A function of a module loaded from the cache has no body, nor ``arguments`` to read.
+    if len(body) != 1 or not isinstance(body[0], ReturnStmt):
+        return False
+    value = body[0].expr
+    return (
+        isinstance(value, NameExpr)
+        and len(node.arguments) >= 2
+        and value.name == node.arguments[1].variable.name
+    )
 
 
 def _lookup_name(name: str, file: MypyFile) -> SymbolNode | None:

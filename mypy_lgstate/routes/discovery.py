@@ -18,8 +18,13 @@ from mypy.nodes import (
     ARG_NAMED,
     ARG_OPT,
     ARG_POS,
+    AssignmentStmt,
     CallExpr,
+    Decorator,
     Expression,
+    ExpressionStmt,
+    FuncDef,
+    MemberExpr,
     MypyFile,
     RefExpr,
     TypeInfo,
@@ -35,11 +40,13 @@ from mypy.types import (
     TypedDictType,
     TypeOfAny,
     TypeType,
+    has_type_vars,
 )
 
 from mypy_lgstate.core import rules
 from mypy_lgstate.core.config import closest_name
 from mypy_lgstate.routes.aliases import proper_type
+from mypy_lgstate.routes.lists import statements
 
 STATE_GRAPH: Final = "langgraph.graph.state.StateGraph"
 RUNNABLE: Final = "langchain_core.runnables.base.Runnable"
@@ -109,6 +116,36 @@ def declared_graph_schemas(ctx: FunctionContext) -> tuple[list[TypeInfo], list[T
         if info not in checkpointed:
             checkpointed.append(info)
     return checkpointed, run_scoped
+
+
+def called_factories(tree: MypyFile) -> dict[str, list[TypeInfo]]:
+    """The functions of ``tree`` (not generic) declared to return a graph that its top level calls
+    (``builder = build_builder()``, ``graph = build_builder().compile()``), each with the classes
+    its declared type names: that call reports them, so the body's own ``StateGraph(State)`` does
+    not. mypy may check the body after the call (a cold run) or before it (the daemon, after an
+    edit): one place in every mode."""
+    found: dict[str, list[TypeInfo]] = {}
+    for stmt in statements(tree.defs):
+        if isinstance(stmt, AssignmentStmt):
+            expr: Expression | None = stmt.rvalue
+        else:
+            expr = stmt.expr if isinstance(stmt, ExpressionStmt) else None
+        while isinstance(expr, CallExpr):
+            node = expr.callee.node if isinstance(expr.callee, RefExpr) else None
+            if isinstance(node, Decorator):
+                node = node.func
+            if (
+                isinstance(node, FuncDef)
+                and node.fullname == f"{tree.fullname}.{node.name}"
+                and isinstance(node.type, CallableType)
+                and not node.type.variables
+                and not has_type_vars(node.type.ret_type)
+            ):
+                named = graph_type_schemas(node.type.ret_type)
+                if named:
+                    found[node.fullname] = named
+            expr = expr.callee.expr if isinstance(expr.callee, MemberExpr) else None
+    return found
 
 
 def given_schema(bound: BoundArguments, parameter: str) -> TypeInfo | None:

@@ -100,28 +100,33 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
 
     def __init__(
         self,
-        saver: BaseCheckpointSaver[Any],
+        wrapped: BaseCheckpointSaver[Any],
+        /,
         *,
         profile: str = "json",
         strict_msgpack: bool = False,
         allowed_msgpack_modules: Iterable[str] = (),
         safe_types: Iterable[str] = (),
         pickle_fallback: bool = False,
+        saver: str | None = None,
     ) -> None:
+        """``saver``: the plugin's option, the saver whose rules apply (``None``: the default's,
+        ``"sqlite"``); a PostgreSQL saver that is wrapped applies its own rules whatever it says."""
         # No super().__init__(): the serializer is the wrapped saver's (see ``serde``).
-        self.saver = saver
+        self.saver = wrapped
         self.options: dict[str, Any] = {
             "profile": profile,
             "strict_msgpack": strict_msgpack,
             "allowed_msgpack_modules": tuple(allowed_msgpack_modules),
             "safe_types": tuple(safe_types),
             "pickle_fallback": pickle_fallback,
+            "saver": "postgres" if is_postgres_saver(wrapped) else saver or "sqlite",
         }
         self.checker = ValueChecker(**self.options)
         listen_to_serde_events()
         # LangGraph passes task_path only to savers whose put_writes takes it.
-        self._put_writes_takes_path = "task_path" in signature(saver.put_writes).parameters
-        self._aput_writes_takes_path = "task_path" in signature(saver.aput_writes).parameters
+        self._put_writes_takes_path = "task_path" in signature(wrapped.put_writes).parameters
+        self._aput_writes_takes_path = "task_path" in signature(wrapped.aput_writes).parameters
         # Who wrote each channel last, and what, per thread: the node a put() problem is blamed on.
         self._writers: dict[_Thread, dict[str, _Written]] = {}
         self._recorded = threading.Condition()  # notified when a writer is recorded
@@ -131,7 +136,8 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
     @classmethod
     def from_project(
         cls,
-        saver: BaseCheckpointSaver[Any],
+        wrapped: BaseCheckpointSaver[Any],
+        /,
         *,
         config_file: str | Path | None = None,
         start: str | Path | None = None,
@@ -142,14 +148,17 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         if path is not None and not path.is_file():
             raise ConfigError(f"{path}: no such configuration file")
         # A file that cannot be parsed, or a bad option, is a ConfigError: never the defaults.
-        config = load_config(str(path) if path is not None else None)
+        config = load_config(
+            str(path) if path is not None else None, str(start) if start is not None else None
+        )
         return cls(
-            saver,
+            wrapped,
             profile=config.profile,
             strict_msgpack=config.strict_msgpack,
             allowed_msgpack_modules=config.allowed_msgpack_modules,
             safe_types=config.safe_types,
             pickle_fallback=config.pickle_fallback,
+            saver=config.saver,
         )
 
     # The wrapped saver's own ---------------------------------------------------------------------
@@ -339,7 +348,7 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
             else:
                 self._raise_for(
                     value, channel, channel, node, _by(node), f'a value to channel "{channel}"',
-                    whole_channel=True,
+                    channel_value=True,
                 )
 
     def _check_input(self, thread: _Thread, value: object) -> None:
@@ -517,15 +526,33 @@ class CheckedSaver(BaseCheckpointSaver[Any]):
         whole_channel: bool = False,
         write: bool = False,
         graph_input: bool = False,
+        channel_value: bool = False,
     ) -> None:
         found = self.checker.check(
-            value, whole_channel=whole_channel, write=write, graph_input=graph_input
+            value, whole_channel=whole_channel, write=write, graph_input=graph_input,
+            channel_value=channel_value,
         )
         if found:
             __tracebackhide__ = True  # pytest: the failure is the user's value, not this frame
             raise CheckpointValueError(
                 _worded(found, root), channel=channel, node=node, source=source, target=target
             )
+
+
+# The savers that store a channel's str, int or float value inline as JSON (not the shallow ones),
+# recognized by name: langgraph-checkpoint-postgres need not be installed.
+_POSTGRES_SAVERS: Final = frozenset(
+    {
+        ("langgraph.checkpoint.postgres", "PostgresSaver"),
+        ("langgraph.checkpoint.postgres.aio", "AsyncPostgresSaver"),
+    }
+)
+
+
+def is_postgres_saver(saver: object) -> bool:
+    return any(
+        (base.__module__, base.__qualname__) in _POSTGRES_SAVERS for base in type(saver).__mro__
+    )
 
 
 def _subgraph_input(namespace: str) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from mypy_lgstate.core import messages, rules
-from mypy_lgstate.core.config import PROFILES
+from mypy_lgstate.core.config import PROFILES, SAVERS
 from mypy_lgstate.core.messages import allowlist_what_fix
 from mypy_lgstate.runtime import classes, model_rebuilds
 from mypy_lgstate.runtime.classes import PLAIN, Decision, is_importable, mypy_fullname
@@ -42,11 +42,15 @@ def find_problems(
     allowed_msgpack_modules: Iterable[str] = (),
     safe_types: Iterable[str] = (),
     pickle_fallback: bool = False,
+    saver: str | None = None,
 ) -> list[Problem]:
     """The problems of ``value``, written as one piece (a channel value, or one node write).
 
     Paths are relative to ``value`` (``["notes"]["a"][0]``, ``.field``); messages start at the
-    root ``value``. The options are the plugin's options of the same names.
+    root ``value``. The options are the plugin's options of the same names. Given a ``saver``,
+    ``value`` is a channel's whole value as that saver stores it (a PostgreSQL saver stores a
+    ``str``, ``int`` or ``float`` inline; only SQLite loses a whole bytearray); without, it is
+    checked as it is written anywhere deeper.
     """
     checker = ValueChecker(
         profile=profile,
@@ -54,22 +58,21 @@ def find_problems(
         allowed_msgpack_modules=allowed_msgpack_modules,
         safe_types=safe_types,
         pickle_fallback=pickle_fallback,
+        saver=saver or "sqlite",
     )
     return [
-        Problem(found.path, found.code, found.message("value")) for found in checker.check(value)
+        Problem(found.path, found.code, found.message("value"))
+        for found in checker.check(value, channel_value=saver is not None)
     ]
-
-
-# The roles LangChain makes a message of, in a ``(role, content)`` tuple (``convert_to_messages``).
-MESSAGE_ROLES: Final = frozenset(
-    {"human", "user", "ai", "assistant", "system", "developer", "function", "tool"}
-)
 
 
 def _message_like(item: object) -> bool:
     """A ``(role, content)`` tuple that ``add_messages`` turns into a message."""
     return (
-        type(item) is tuple and len(item) == 2 and type(item[0]) is str and item[0] in MESSAGE_ROLES
+        type(item) is tuple
+        and len(item) == 2
+        and type(item[0]) is str
+        and item[0] in rules.MESSAGE_ROLES
     )
 
 
@@ -88,10 +91,16 @@ class ValueChecker:
         allowed_msgpack_modules: Iterable[str] = (),
         safe_types: Iterable[str] = (),
         pickle_fallback: bool = False,
+        saver: str = "sqlite",
     ) -> None:
         if profile not in PROFILES:
             raise ValueError(f'profile must be "json" or "msgpack", not {profile!r}')
+        if saver not in SAVERS:
+            raise ValueError(f'saver must be "sqlite", "memory" or "postgres", not {saver!r}')
         self.profile = profile
+        self.saver = saver
+        # Under json every enum is written as its value already (``_enum``).
+        self.inlines = profile == "msgpack" and saver == "postgres"
         self.strict = profile == "msgpack" and strict_msgpack
         self.allowed = frozenset(allowed_msgpack_modules)
         self.derived: frozenset[tuple[str, ...]] = frozenset()
@@ -112,9 +121,12 @@ class ValueChecker:
         whole_channel: bool = False,
         write: bool = False,
         graph_input: bool = False,
+        channel_value: bool = False,
     ) -> list[Finding]:
         """``whole_channel``: ``value`` is a channel value or write of its own (the serializer
-        special-cases a bytearray there, which only some savers keep).
+        special-cases a bytearray there, which only some savers keep). ``channel_value``: ``value``
+        is what a checkpoint holds for a channel (after its reducer), which a PostgreSQL saver
+        stores inline as JSON when it is a ``str``, ``int`` or ``float``.
 
         ``write``: ``value`` is written to a channel, whose reducer reads it before a checkpoint
         holds the channel's value. A message-like ``(role, content)`` tuple among the items of a
@@ -125,11 +137,17 @@ class ValueChecker:
         each item of a dict being such a write (LangGraph's first step writes it to the channels)."""
         if type(value) in PLAIN:
             return []
-        if whole_channel and type(value) is bytearray and self.profile == "msgpack":
+        if (whole_channel or channel_value) and type(value) is bytearray and self.profile == "msgpack":
+            if self.saver != "sqlite":  # it serializes each channel value on its own
+                return []
             back_as, fix = messages.WHOLE_BYTEARRAY_LOSSY
             found_whole: list[Finding] = []
             self._lossy(found_whole, "", "bytearray", back_as, fix)
             return found_whole
+        if channel_value and self.inlines and isinstance(value, enum.Enum):
+            inlined = self._inlined(type(value))
+            if inlined is not None:
+                return [inlined]
         found: list[Finding] = []
         if graph_input and type(value) is dict:
             self._keys(value, "dict", "", found)
@@ -388,6 +406,16 @@ class ValueChecker:
         return rules.OTHER_KEY
 
     # Classes ----------------------------------------------------------------------------------
+
+    def _inlined(self, cls: type) -> Finding | None:
+        """An enum member a PostgreSQL saver stores inline, as its value (``messages.
+        postgres_inline_what``): an instance of a ``str``, ``int`` or ``float`` mixin."""
+        for mixin, base in ((str, "str"), (int, "int"), (float, "float")):
+            if issubclass(cls, mixin):
+                what = messages.postgres_inline_what(base)
+                fix = messages.postgres_inline_fix(cls.__name__, base)
+                return Finding("", LOSSY, cls.__name__, what, fix)
+        return None
 
     def _enum(
         self, value: Any, cls: type, path: str, in_model_value: bool, found: list[Finding]

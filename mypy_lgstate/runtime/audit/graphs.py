@@ -20,6 +20,13 @@ from typing import Any, Final, NamedTuple
 
 import typing_extensions
 
+from mypy_lgstate.core.config import find_config_file
+from mypy_lgstate.core.langgraph_json import (
+    GraphRef,
+    LangGraphJsonError,
+    find_langgraph_json,
+    read_langgraph_json,
+)
 from mypy_lgstate.runtime.audit.compiler import Compiler
 from mypy_lgstate.runtime.audit.conformance import ANY, Node, required_keys
 
@@ -80,6 +87,53 @@ def import_object(spec: str, option: str) -> Any:
         except AttributeError:
             raise AuditInputError(f"{option} {spec}: {module_name} has no attribute {attribute}") from None
     return obj
+
+
+def project_graphs(config_file: str | None) -> list[str]:
+    """The graphs of the project's ``langgraph.json`` (what LangGraph's server deploys), as
+    ``MODULE:ATTR``: a file by its module under the current directory or ``sys.path``."""
+    found = find_langgraph_json(config_file or find_config_file())
+    if found is None:
+        raise AuditInputError("--graph: none given, and no langgraph.json names the graphs")
+    try:
+        project = read_langgraph_json(found)
+    except LangGraphJsonError as error:
+        raise AuditInputError(str(error)) from None
+    if not project.graphs:
+        raise AuditInputError(f"--graph: none given, and {project.path} names no graph")
+    return [_spec(ref) for ref in project.graphs]
+
+
+def _spec(ref: GraphRef) -> str:
+    if ref.module is not None:
+        return f"{ref.module}:{ref.attribute}"
+    assert ref.file is not None
+    module = _module_of_file(ref.file)
+    if module is None:
+        raise AuditInputError(
+            f'langgraph.json: graph "{ref.name}": {ref.file} lies in no directory of sys.path or'
+            " the current one: run the audit from the project's directory, or give --graph"
+        )
+    return f"{module}:{ref.attribute}"
+
+
+def _module_of_file(path: str) -> str | None:
+    """The module ``path`` is imported as: its dotted path from the deepest directory of
+    ``sys.path`` (or the current one) that holds it, as ``import_object`` imports it."""
+    stem = os.path.splitext(os.path.abspath(path))[0]
+    best: str | None = None
+    for entry in [os.getcwd(), *sys.path]:
+        root = os.path.abspath(entry or os.curdir).rstrip(os.sep) + os.sep
+        if not stem.startswith(root):
+            continue
+        parts = stem[len(root):].split(os.sep)
+        if parts and parts[-1] == "__init__":
+            parts.pop()
+        if parts and all(part.isidentifier() for part in parts):
+            module = ".".join(parts)
+            if best is None or len(module) < len(best):
+                best = module
+    return best
 
 
 def load_graph(spec: str, compiler: Compiler) -> GraphSpec:

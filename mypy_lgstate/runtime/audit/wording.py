@@ -16,8 +16,14 @@ import enum
 import json
 from typing import Any, Final
 
-from mypy_lgstate.core import drift_messages as drift
-from mypy_lgstate.core.messages import allowlist_what_fix, key_part, move_to_top_level_fix
+from mypy_lgstate.core import drift_messages as drift, rules
+from mypy_lgstate.core.messages import (
+    allowlist_what_fix,
+    key_part,
+    move_to_top_level_fix,
+    postgres_inline_fix,
+    postgres_inline_what,
+)
 from mypy_lgstate.runtime.audit import stored as why
 from mypy_lgstate.runtime.audit.conformance import EXTRA, Mismatch, type_name
 
@@ -216,14 +222,14 @@ def class_mismatch(
             f" {drift.keep_member_fix(value)}, {_MIGRATE}"
         )
     if explained.why == why.INLINE:
-        value = _literal(explained.value)
-        return TYPE, (
-            f"{path} is the bare value {value}: PostgresSaver keeps a channel value that is a str,"
-            " int, float or bool (an enum with such a mixin included) as plain JSON, so the resumed"
-            f" graph gets {value}, not a {name}, whichever code wrote it. Fix: declare the channel"
-            f" as the plain type (or a Literal of the values) and store the member's .value, or"
-            f" convert it where the state is read"
-        )
+        base = type(explained.value).__name__
+        what = postgres_inline_what(base, revalidated=place.state_kind == "pydantic model")
+        if _is_enum(cls):
+            fix = postgres_inline_fix(name, base)
+        else:  # a str or int subclass, which comes back as the plain type with every saver
+            verdict = rules.TYPE_RULES[f"builtins.{base}"].subclass_msgpack
+            fix = verdict.fix if verdict is not None else postgres_inline_fix(name, base)
+        return TYPE, f"{path} is the bare value {_literal(explained.value)}: {what}. Fix: {fix}"
     if explained.why == why.MISSING_FIELDS:
         fields = ", ".join(f'"{field}"' for field in explained.fields)
         return MISSING, (
