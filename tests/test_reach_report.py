@@ -38,8 +38,8 @@ graph app.state.ResearchState (app/enrich.py:14)
 graph app.state.ResearchState (app/graph.py:16)
   state/input/output schema: app.state.ResearchState (app/state.py)
   channels: enriched, messages, question, sources, summary
-  body      node search (app/graph.py:17): read from its body in app/tracing.py, through search() in app/nodes/research.py (registered through traced_node(), whose result is typed Any)
-  body      node summarize (app/graph.py:18): read from its body in app/nodes/research.py
+  body      node search (app/graph.py:17): read from its body, in app/tracing.py, through search() in app/nodes/research.py (registered through traced_node(), whose result is typed Any)
+  body      node summarize (app/graph.py:18): read from its body, in app/nodes/research.py
   nodes checked 2/2
 
 graph {AGENTS}.AgentState (app/graph.py:26)
@@ -48,7 +48,7 @@ graph {AGENTS}.AgentState (app/graph.py:26)
   output schema: {AGENTS}.OutputAgentState
   middleware schema: app.middleware.AuditState (app/middleware.py)
   channels: audited, jump_to, messages, structured_response
-  body      node Audit.after_model (app/graph.py:26): read from its body in app/middleware.py
+  body      node Audit.after_model (app/graph.py:26): read from its body, in app/middleware.py
   nodes checked 1/1
 
 3 graphs, nodes checked 4/4 (from bodies 4, unchecked 0, opaque 0), 0 write sites, 0 findings

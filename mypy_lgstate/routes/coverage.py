@@ -201,6 +201,9 @@ class CoverageRecorder:
                 given = schemas if declared_at is not None else ()
                 self.graphs[key] = _new_graph(api, declared_at, graph_type, schemas, given)
         graph = self.graphs[key]
+        if graph.state_unknown is not None:
+            # Whatever the node declares or returns, no key of it can be compared with a channel.
+            status, reason, category = "unchecked", graph.state_unknown, None
         entry = NodeCoverage(node.name, location, status, reason, category)
         graph.nodes[(location, node.name)] = entry
         if status != "body":
@@ -326,9 +329,11 @@ class Coverage(NamedTuple):
     unknown_state: int = 0
 
     def percent(self) -> float:
-        """The share of nodes checked; 100 with no node at all, as coverage.py counts a run with
-        no statement (nothing to check is not a gap)."""
-        return 100.0 * self.checked / self.nodes if self.nodes else 100.0
+        """The share of nodes checked, the nodes of graphs of unknown state counted as not
+        checked (their keys are not); 100 with no node at all, as coverage.py counts a run with no
+        statement (nothing to check is not a gap)."""
+        every = self.nodes + self.unknown_state
+        return 100.0 * self.checked / every if every else 100.0
 
     def line(self) -> str:
         """``nodes checked 7/8 (from bodies 2); not checked: 1 defined in another module; see
@@ -519,12 +524,12 @@ def _roles(graph_type: Type) -> dict[str, tuple[str, ...]]:
 
 
 def _read_where(reached: Reached | None) -> str:
-    """Where a node's body was read from, when not (only) here: ``in app/nodes.py, through
+    """Where a node's body was read from, when not (only) here: ``, in app/nodes.py, through
     build_update() in app/helpers.py``."""
     if reached is None or not reached.followed:
         return ""
     first, *rest = reached.followed
-    words = f" in {first.path}" if first.path is not None else ""
+    words = f", in {first.path}" if first.path is not None else ""
     seen = {first.function}
     through: list[str] = []
     for origin in rest:
@@ -554,7 +559,7 @@ class NodeRecord:
         self._key = key
         self._declared = declared
         self._through = through  # " (decorated with @traced, ...)", or ""
-        self._where = where  # " in app/nodes.py, through helper() in app/helpers.py", or ""
+        self._where = where  # ", in app/nodes.py, through helper() in app/helpers.py", or ""
         nodes[key] = nodes[key]._replace(
             status="unchecked",
             reason=f"{declared}, and its body was not read{through}",
@@ -579,7 +584,8 @@ class NodeRecord:
             "declare the types of the values it writes" if inferred
             else f'return a dict display ({{"key": value}}) or {DECLARE}'
         )
-        reason = f"{self._declared}, and its body{self._where} is not read whole: {why}: {fix}{self._through}"
+        where = self._where.removeprefix(",")
+        reason = f"{self._declared}, and its body{where} is not read whole: {why}: {fix}{self._through}"
         self._nodes[self._key] = self._nodes[self._key]._replace(
             status="unchecked",
             reason=reason,
