@@ -21,6 +21,7 @@ from typing import Final
 from mypy.nodes import Decorator, FuncDef, MypyFile, SymbolNode
 from mypy.types import AnyType, CallableType, Instance, NoneType, Type, TypeType
 
+from mypy_lgstate.core.libraries import is_library
 from mypy_lgstate.routes import bodies, exported, sites
 from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.summaries import Encoded, Summary, summarize
@@ -86,6 +87,16 @@ class Follower(Values):
         path = None if module == self._tree.fullname else self._path_of(module)
         return Origin(key, name, path)
 
+    def _unread(self, module: str) -> str:
+        """Why no summary of a function of ``module`` is known, in words."""
+        if self._records.recorded(module):
+            return "not read"
+        file = self._modules.get(module)
+        if file is None or is_library(file.path):
+            return "in an installed library"
+        # mypy parses such a module without its function bodies: nothing to summarize.
+        return "not read: mypy follows its module silently or ignores its errors, and drops its bodies"
+
     # Following a node ----------------------------------------------------------------------------
 
     def has_summary(self, defn: FuncDef) -> bool:
@@ -101,8 +112,7 @@ class Follower(Values):
         self._skip = skip
         if self.summary(defn, reached.reads) is None:
             module = bodies.module_of(defn)
-            where = "is in an installed library" if not self._records.recorded(module) else "records nothing"
-            reached.unread.append(f"the body of {bodies.function_name(defn)}() {where}")
+            reached.unread.append(f"the body of {bodies.function_name(defn)}() is {self._unread(module)}")
             return reached
         self.run(Callee(defn, None, {}), reached, DEPTH, state, node=True)
         return reached
@@ -128,7 +138,8 @@ class Follower(Values):
         runs = self.returned_function(Callee(wrapper, None, bound), reached, DEPTH)
         if runs is None:
             reached.unread.append(
-                f"{bodies.function_name(wrapper)}() returns a function its body does not tell"
+                f"{bodies.function_name(wrapper)}() returns a function no summary tells (a lambda, a"
+                " functools.partial, a value typed Any)"
             )
             return reached
         self.run(runs, reached, DEPTH, state)
@@ -201,8 +212,7 @@ class Follower(Values):
             return
         summary = self.summary(defn, reached.reads)
         if summary is None:
-            where = "in an installed library" if not self._records.recorded(module) else "not read"
-            reached.unread.append(f"{origin.name}() returns a dict whose body is {where}")
+            reached.unread.append(f"{origin.name}() returns a dict whose body is {self._unread(module)}")
             return
         bound = callee.bound
         if state is not None and summary.state not in bound and _loose_parameter(defn, summary.state):
@@ -212,7 +222,9 @@ class Follower(Values):
     def _declared_result(self, typ: Type | None, call: Encoded, frame: Frame, reached: Reached) -> None:
         proper = proper_type(typ) if typ is not None else None
         if proper is None or isinstance(proper, AnyType) or bodies.is_loose(proper):
-            reached.unread.append(f"{frame.origin.name}() returns what a call it makes returns")
+            reached.unread.append(
+                f"{frame.origin.name}() returns a dict built elsewhere (a call whose type names no key)"
+            )
         elif not isinstance(proper, NoneType):
             reached.declared.append((proper, frame.origin))
 
