@@ -274,6 +274,8 @@ class CoverageRecorder:
         counts: dict[str, int] = {
             status: sum(graph.count(status) for graph in graphs) for status in NODE_STATUSES
         }
+        # An agent whose hooks are not known is one node not checked, as the coverage line counts it.
+        counts["unchecked"] += sum(bool(graph.agent and graph.unresolved) for graph in graphs)
         return {
             "graphs": len(self.graphs),
             "nodes": sum(counts.values()),
