@@ -23,7 +23,15 @@ from mypy.plugin import (
     Plugin,
     ReportConfigContext,
 )
-from mypy.types import CallableType, Instance, Overloaded, Type, get_proper_type
+from mypy.types import (
+    AnyType,
+    CallableType,
+    Instance,
+    Overloaded,
+    Type,
+    TypeVarType,
+    get_proper_type,
+)
 
 import mypy_lgstate
 from mypy_lgstate.checker import errorcodes  # noqa: F401  (registers the error codes with mypy)
@@ -35,7 +43,6 @@ from mypy_lgstate.core.lockfile import NO_LOCK, Lock, LockFileError, lock_path, 
 
 if TYPE_CHECKING:
     from mypy_lgstate.checker.checks import Checks
-    from mypy_lgstate.routes.shaped_nodes import Candidate
 
 # mypy records this (with a hash of this file) in its cache, and discards every cached module when it
 # changes; __init__ refines it (see ``_version``).
@@ -155,9 +162,6 @@ class LGStatePlugin(Plugin):
         self._function_hooks[DICT_DISPLAY] = self._dict_display
         if options.fine_grained_incremental:
             self._method_hooks["builtins.dict.__setitem__"] = self._dispatch("dict_item")
-        # The node-shaped functions of each module being checked, found as its cache is written and
-        # read once its bodies are checked (``shaped_nodes``).
-        self._shaped: dict[str, tuple[MypyFile, list[Candidate]]] = {}
         # The hook of every callee looked up so far: the tables above, and what other callees
         # turned out to be (a graph subclass or factory, or nothing). mypy asks for every call it
         # checks, libraries included: all but the first ask of a callee are one dict lookup.
@@ -228,8 +232,13 @@ class LGStatePlugin(Plugin):
         try:
             return self._resolved_functions[fullname]
         except KeyError:
+            method = (
+                "declared_graph" if self._declares_graph(fullname)
+                else "builder_helper" if self._adds_nodes(fullname)
+                else None
+            )
             hook = self._resolved_functions[fullname] = (
-                self._dispatch("declared_graph") if self._declares_graph(fullname) else None
+                self._dispatch(method) if method is not None else None
             )
             return hook
 
@@ -273,6 +282,17 @@ class LGStatePlugin(Plugin):
             )
         return _is_state_graph(node)
 
+    def _adds_nodes(self, fullname: str) -> bool:
+        """Whether ``fullname`` is a project's function given a builder whose state its signature
+        leaves open (``def add_nodes(builder: StateGraph[S]) -> None``): the nodes it adds are
+        checked where it is called with a builder of a known state."""
+        node = self._lookup(fullname)
+        if isinstance(node, Decorator):
+            node = node.func
+        if not isinstance(node, FuncDef) or not isinstance(node.type, CallableType):
+            return False
+        return any(open_builder(typ) for typ in node.type.arg_types)
+
     def get_customize_class_mro_hook(self, fullname: str) -> Callable[[ClassDefContext], None] | None:
         # A daemon run that processes several changed modules analyses them one after the other,
         # checking the users of each in between: a class analysed again may have changed since
@@ -304,62 +324,42 @@ class LGStatePlugin(Plugin):
                 record_module(file, self._modules)
                 if not is_library(ctx.path):
                     # What the modules that import it read of its bodies.
-                    self._record_shaped(file)
+                    self._record_summaries(file)
         # Library and typeshed modules never hold findings: keep their caches across option changes.
         return None if is_library(ctx.path) else self._config_data
 
-    def _record_shaped(self, file: MypyFile) -> None:
-        import mypy_lgstate.routes.exported as exported
-
-        exported.record(file, self._shaped_of(file), self._modules or {})
-
-    def _shaped_of(self, file: MypyFile) -> list[Candidate]:
-        """The node-shaped functions of ``file``, found once per tree from its syntax: when its cache
-        is written (after its interface is checked) and when its bodies are checked, in either order
-        (mypy writes the cache after the bodies when ``local_partial_types`` is off)."""
+    def _record_summaries(self, file: MypyFile) -> None:
         # ``import ... as``: a ``from`` import of a package's module runs importlib's Python code at
         # every call, and this runs for every module mypy writes.
-        import mypy_lgstate.routes.shaped_nodes as shaped_nodes
+        import mypy_lgstate.routes.exported as exported
 
-        known = self._shaped.pop(file.fullname, None)
-        if known is not None and known[0] is file:
-            return known[1]
-        found = shaped_nodes.candidates(file, self.options)
-        if not self._writes_no_cache:
-            self._shaped[file.fullname] = (file, found)
-        return found
+        exported.record(file, self._modules or {})
 
     def get_additional_indirect_deps(self, file: MypyFile) -> set[str]:
         # Called once a module is checked: the one moment a class named in ``state_classes`` can
         # be checked in its own module, whatever else uses it.
         self._checks_ready()
         user_module = not is_library(file.path)
-        shaped = self._shaped_of(file) if user_module else []
         if self._writes_no_cache:
-            # The channels of the module's classes, and its node-shaped functions: recorded as the
+            # The channels of the module's classes, and its functions' summaries: recorded as the
             # cache is written, or here in the runs that write none (the daemon), where
             # ``report_config_data`` is not asked.
             from mypy_lgstate.routes.channel_specs import record_module
 
             record_module(file, self._modules or {}, daemon=self.options.fine_grained_incremental)
             if user_module:
-                import mypy_lgstate.routes.exported as exported
-
-                exported.record(file, shaped, self._modules or {})
+                self._record_summaries(file)
         names = self._state_classes_by_module.get(file.fullname)
         if names:
             self.checks.check_configured_state_classes(
                 file, names, self._modules, self.options.config_file
             )
-        # The node bodies its hooks asked for, and its node-shaped functions (read whether or not a
-        # hook fired in the module): their types exist until this call returns.
+        # The node bodies its hooks asked for: their types exist until this call returns.
         sends = user_module and _imports_deprecated_send(file)
-        checks = (
-            self.checks if sends or any(c.read_here for c in shaped) else self._checks
-        )
+        checks = self.checks if sends else self._checks
         if checks is None:
             return set()
-        checks.finish_module(file, shaped, self._modules, deprecated_sends=sends)
+        checks.finish_module(file, self._modules, deprecated_sends=sends)
         return checks.reads_of(file.fullname)
 
 
@@ -400,6 +400,15 @@ class _Call:
 def _imports_deprecated_send(file: MypyFile) -> bool:
     """``from langgraph.constants import Send``: its calls are checked once the module is."""
     return any(isinstance(imported, ImportFrom) and imported.id == "langgraph.constants" for imported in file.imports)
+
+
+def open_builder(typ: Type) -> bool:
+    """A builder type whose state is a type variable or ``Any`` (``StateGraph[S]``)."""
+    proper = get_proper_type(typ)
+    if not (isinstance(proper, Instance) and proper.type.has_base(STATE_GRAPH)):
+        return False
+    state = get_proper_type(proper.args[0]) if proper.args else None
+    return state is None or isinstance(state, (TypeVarType, AnyType))
 
 
 def _is_state_graph(node: SymbolNode | None) -> bool:

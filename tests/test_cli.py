@@ -164,7 +164,7 @@ graph graph.State (graph.py:40)
   channels: answer, question
   checked   node answer (graph.py:41)
   checked   node review (graph.py:42)
-  unchecked node legacy (graph.py:43): returns "dict[str, Any]", and its body returns a dict built elsewhere: return a dict display ({"key": value}) or declare its update type (a TypedDict)
+  unchecked node legacy (graph.py:43): returns "dict[str, Any]", and its body is not read whole: legacy() returns a dict built elsewhere (a call whose type names no key): return a dict display ({"key": value}) or declare its update type (a TypedDict)
   body      node tally (graph.py:44): read from its body
   opaque    node sub (graph.py:45): a compiled subgraph: its own nodes are listed under its graph
   opaque    node tools (graph.py:46): a prebuilt node (ToolNode)
@@ -1129,8 +1129,9 @@ def test_report_json(tmp_path: Path, cache_dir: Path) -> None:
         ("review", 42, "checked", None, None),
         (
             "legacy", 43, "unchecked",
-            'returns "dict[str, Any]", and its body returns a dict built elsewhere: return a dict'
-            ' display ({"key": value}) or declare its update type (a TypedDict)',
+            'returns "dict[str, Any]", and its body is not read whole: legacy() returns a dict built'
+            ' elsewhere (a call whose type names no key): return a dict display ({"key": value}) or'
+            ' declare its update type (a TypedDict)',
             "built elsewhere",
         ),
         ("tally", 44, "body", "read from its body", None),
@@ -1377,25 +1378,25 @@ def test_report_says_why_a_node_is_not_read(tmp_path: Path, cache_dir: Path) -> 
     )
     lines = lgstate(project, cache_dir, "report").stdout.splitlines()
     assert [line for line in lines if " node " in line or "unresolved" in line] == [
-        # Node-shaped functions of another module (a static method too) are read in nodes.py.
+        # Functions of another module (a static method, unannotated ones too) are read from what
+        # nodes.py recorded of them.
         "  body      node lookup (graph.py:30): read from its body, in nodes.py",
         "  body      node static (graph.py:31): read from its body, in nodes.py",
-        "  opaque    node deploy (graph.py:32): registered through traced_node(), whose result is"
-        " typed Any, so what the node writes is not known: type traced_node() to return what it"
-        " wraps (Callable[P, R] of its argument), or add the function itself",
+        "  unchecked node deploy (graph.py:32): has no return type, and its body is not read whole:"
+        " traced_node() returns a function no summary tells (a lambda, a functools.partial, a value"
+        " typed Any): return a dict display ({\"key\": value}) or declare its update type (a"
+        " TypedDict)",
         "  body      node audited (graph.py:33): read from its body (decorated with @traced_node,"
         " whose result is typed Any)",
         # The builder is in an unannotated function: lgstate runs mypy with check_untyped_defs.
         "  body      node tally (graph.py:34): read from its body, 1 value typed Any",
-        "  unchecked node lookup_by (graph.py:35): has no return type, and its body in nodes.py is"
-        " not read: name its first parameter state, or declare its update type (a TypedDict)",
-        "  unchecked node untyped (graph.py:36): has no return type, and its body in nodes.py is not"
-        " read: its state parameter is not declared as a TypedDict, model or dataclass",
+        "  body      node lookup_by (graph.py:35): read from its body, in nodes.py",
+        "  body      node untyped (graph.py:36): read from its body, in nodes.py",
     ]
     result = lgstate(project, cache_dir, "check")
     assert result.stdout.splitlines()[-1] == (
-        "nodes checked 4/7 (from bodies 4); not checked: 1 through an Any-typed wrapper, 2 defined"
-        " in another module; see lgstate report"
+        "nodes checked 6/7 (from bodies 6); not checked: 1 returning a dict built elsewhere; see"
+        " lgstate report"
     )
     coverage = json.loads(lgstate(project, cache_dir, "check", "--format", "json").stdout)["coverage"]
     assert coverage["values_typed_any"] == 1

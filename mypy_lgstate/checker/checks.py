@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
+    GDEF,
     CallExpr,
     ClassDef,
     Context,
@@ -23,13 +24,14 @@ from mypy.nodes import (
     FuncDef,
     MemberExpr,
     MypyFile,
+    NameExpr,
     RefExpr,
     SymbolNode,
     TypeInfo,
 )
 from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext
-from mypy.types import CallableType, Type
+from mypy.types import CallableType, Instance, Type, TypeVarLikeType, get_proper_type
 
 from mypy_lgstate.checker import drift, sends, subgraph_inputs
 from mypy_lgstate.checker.allowlist import derive_allowlist
@@ -55,7 +57,7 @@ from mypy_lgstate.routes import (
     exported,
     factories,
     functional,
-    shaped_nodes,
+    lists,
     sites,
 )
 from mypy_lgstate.routes.sites import FUNCTION_WRITE_SITES, GRAPH_INPUTS
@@ -85,7 +87,7 @@ class Checks:
         self._emit = Emitter(config, options)
         # What the modules of node functions defined elsewhere recorded of them.
         self._records = exported.Records(lookup)
-        self._writes = Writes(self.walker, self._graphs, self._emit, self._records)
+        self._writes = Writes(self.walker, self._graphs, self._emit, self._records, lookup)
         self._strict = config.profile == "msgpack" and config.strict_msgpack
         self._allowlists: dict[tuple[TypeInfo, ...], frozenset[str]] = {}  # strict msgpack only
         # Each module's decorator calls and the functions they decorate.
@@ -127,28 +129,17 @@ class Checks:
         return self._emit.reads_of(module)
 
     def finish_module(
-        self,
-        file: MypyFile,
-        shaped: list[shaped_nodes.Candidate],
-        modules: object,
-        *,
-        deprecated_sends: bool = False,
+        self, file: MypyFile, modules: object, *, deprecated_sends: bool = False
     ) -> None:
-        """The module is checked, its bodies and their types still there: read the node bodies
-        its hooks asked for, those of its node-shaped functions it does not register itself
-        (``shaped_nodes``), and the payloads of its ``Send`` calls when it imports ``Send`` from
+        """The module is checked, its bodies and their types still there: read the node bodies its
+        hooks asked for, and the payloads of its ``Send`` calls when it imports ``Send`` from
         ``langgraph.constants`` (``deprecated_sends``)."""
-        pending, registered = self._bodies.finished(file)
+        pending, _ = self._bodies.finished(file)
         for body in pending:
             self._writes.check_body(body)
         checker = self._checkers.pop(file.fullname, None)
-        own = [
-            candidate
-            for candidate in shaped
-            if candidate.read_here and candidate.defn.fullname not in registered
-        ]
         sends = sites.deprecated_sends(file) if deprecated_sends else []
-        if not own and not sends:
+        if not sends:
             return
         if pending:
             checker = pending[0].api
@@ -162,15 +153,6 @@ class Checks:
         allowed = self._allowlist(())
         for payload in sends:
             self._writes.check_update(checker, payload, "Send.arg", "Send.arg", (), allowed, None, {})
-        for candidate in own:
-            assert candidate.state is not None
-            schemas = (candidate.state,)
-            body = Body(
-                checker, candidate.defn, candidate.defn, bodies.function_name(candidate.defn),
-                None, None, schemas, self._allowlist(schemas), shaped=True,
-            )
-            self._bodies.know(body)
-            self._writes.check_body(body)
 
     # Graphs and their state ----------------------------------------------------------------------
 
@@ -217,7 +199,26 @@ class Checks:
         whole = subgraph_inputs.whole_state_findings(ctx, api, graph, self.walker, self._graphs)
         if whole is not None:
             self._emit(api, whole, ctx.context, at_fields=False, allowed=None)
-        return self._builder_call(ctx, builders.added_by_add_node)
+        tables = functools.partial(self._table, api)
+        return self._builder_call(ctx, functools.partial(builders.added_by_add_node, tables=tables))
+
+    def _table(self, api: TypeChecker, fullname: str) -> list[tuple[str, RefExpr]] | None:
+        """The functions of a node table of another module, as its module recorded them, each as a
+        reference bound to it; the record is what this check reads of that module."""
+        module = fullname.rpartition(".")[0]
+        self._emit.record_record_read(api, module)
+        rows = self._records.table(fullname)
+        if rows is None:
+            return None
+        found: list[tuple[str, RefExpr]] = []
+        for label, function in rows:
+            node = self.walker.lookup(function)
+            if node is None:
+                return None
+            ref = NameExpr(function.rpartition(".")[2])
+            ref.node, ref.fullname, ref.kind = node, function, GDEF
+            found.append((label, ref))
+        return found
 
     def add_sequence(self, ctx: MethodContext) -> Type:
         return self._builder_call(ctx, builders.added_by_add_sequence)
@@ -236,6 +237,14 @@ class Checks:
         scope = _scope(api)
         graph = self._graphs.schemas(ctx.type)
         added = added_by(ctx, scope, graph)
+        if not graph and _state_is_variable(ctx.type):
+            # ``StateGraph[S]`` in a generic function: no channel is known here. Its nodes are
+            # checked where a registration helper is called with a builder of a known state
+            # (``builder_helper``); the report lists them under a graph of unknown state.
+            if recorder is not None:
+                for node in added.nodes:
+                    recorder.node(ctx, graph, node, sites.node_return_type(node.type))
+            return ctx.default_return_type
         if added.inputs or added.nodes:
             classes = self._builder_classes.of(ctx.context, scope, api.tree, graph, added.inputs)
             self._check_state(ctx, added.inputs, allowlist_from=classes)
@@ -244,6 +253,70 @@ class Checks:
 
     def compile(self, ctx: MethodContext) -> Type:
         return self._savers.compile(ctx, _checker(ctx))
+
+    def builder_helper(self, ctx: FunctionContext) -> Type:
+        """A project's function given a builder whose state its signature leaves open
+        (``add_research_nodes(builder)``, declared ``(builder: StateGraph[S])``), called with a
+        builder of a known state: the nodes its summary says it adds are this graph's."""
+        api = _checker(ctx)
+        callee = ctx.context.callee if isinstance(ctx.context, CallExpr) else None
+        node = callee.node if isinstance(callee, RefExpr) else None
+        defn = node.func if isinstance(node, Decorator) else node
+        if not isinstance(defn, FuncDef):
+            return ctx.default_return_type
+        summary = self._writes.followed.summary(api, defn)
+        if summary is None or not summary.adds:
+            return ctx.default_return_type
+        for index, types in enumerate(ctx.arg_types):
+            graph = self._graphs.schemas(types[0]) if len(types) == 1 else ()
+            if not graph:
+                continue
+            nodes = [
+                added
+                for parameter, name, runs in summary.adds
+                if parameter == index
+                for added in [self._added_node(api, name, runs, ctx)]
+                if added is not None
+            ]
+            if not nodes:
+                continue
+            builder = ctx.args[index][0]
+            inputs = [
+                info for info in (builders.input_class(n, _scope(api)) for n in nodes)
+                if info is not None and info not in graph
+            ]
+            classes = tuple(dict.fromkeys((*graph, *inputs)))
+            self._check_state(ctx, inputs, allowlist_from=classes)
+            channels = self._graphs.channel_names(classes)
+            self._emit.record_reads(api, Findings(touched=_class_names(classes)))
+            record = (
+                functools.partial(recorder.node, ctx, graph, builder=builder)
+                if recorder is not None
+                else None
+            )
+            self._check_node_returns(
+                api, ctx.context, nodes, channels, self._allowlist(classes), record, classes
+            )
+        return ctx.default_return_type
+
+    def _added_node(
+        self, api: TypeChecker, name: str, runs: object, ctx: FunctionContext
+    ) -> sites.Node | None:
+        """The node a registration helper adds: a function it names, or one it is given."""
+        expr: Expression | None = None
+        if isinstance(runs, list) and runs[:1] == ["g"]:
+            target = self.walker.lookup(runs[1])
+            if isinstance(target, (FuncDef, Decorator)):
+                ref = NameExpr(runs[1].rpartition(".")[2])
+                ref.node, ref.fullname, ref.kind = target, runs[1], GDEF
+                expr = ref
+        elif isinstance(runs, list) and runs[:1] == ["p"] and runs[1] < len(ctx.args):
+            given = ctx.args[runs[1]]
+            expr = given[0] if given else None
+        if expr is None:
+            return None
+        typ = builders.declared_callable(expr, _scope(api))
+        return builders.registered_node(name, expr, typ, api) if typ is not None else None
 
     # Functional API ------------------------------------------------------------------------------
 
@@ -303,11 +376,13 @@ class Checks:
             )
         return ctx.default_return_type
 
-    def _middleware(self, api: TypeChecker, function: FuncDef) -> list[Expression] | None:
-        """What the module of ``function`` recorded of the middleware lists it returns; the record
-        is what this check reads of that module."""
-        self._emit.record_record_read(api, bodies.module_of(function))
-        return self._records.middleware(function)
+    def _middleware(self, api: TypeChecker, function: FuncDef) -> lists.Recorded | None:
+        """What the module of ``function`` recorded of the middleware lists it returns (and the
+        modules of the functions whose lists those return); each record is what this check reads of
+        its module."""
+        return self._records.middleware(
+            function, functools.partial(self._emit.record_record_read, api)
+        )
 
     def create_react_agent(self, ctx: FunctionContext) -> Type:
         self._check_given_state(ctx)
@@ -572,6 +647,15 @@ def _checker(ctx: FunctionContext | MethodContext) -> TypeChecker:
 def _scope(api: TypeChecker) -> builders.Scope:
     """The function being checked, or the module at its top level."""
     return api.scope.current_function() or api.tree
+
+
+def _state_is_variable(graph: Type) -> bool:
+    proper = get_proper_type(graph)
+    return (
+        isinstance(proper, Instance)
+        and bool(proper.args)
+        and isinstance(get_proper_type(proper.args[0]), TypeVarLikeType)
+    )
 
 
 def _class_names(classes: Iterable[TypeInfo]) -> frozenset[tuple[str, str]]:

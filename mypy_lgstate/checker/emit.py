@@ -46,6 +46,7 @@ class Emitter:
         at_fields: bool = True,
         once_per_file: tuple[str, str] | None = None,
         allowed: frozenset[str] | None,
+        where: str | None = None,
     ) -> None:
         """Record what the check read, then report what it found (``report.report``)."""
         self.record_reads(api, findings)
@@ -59,6 +60,7 @@ class Emitter:
             once_per_file=once_per_file,
             allowed=allowed,
             configured=self._configured,
+            where=where,
         )
 
     def reads_of(self, module: str) -> set[str]:

@@ -13,6 +13,7 @@ from mypy.types import Type
 
 if TYPE_CHECKING:
     from mypy_lgstate.routes.coverage import NodeRecord
+    from mypy_lgstate.routes.summary_values import Reached
 
 
 class Body(NamedTuple):
@@ -30,9 +31,9 @@ class Body(NamedTuple):
     allowed: frozenset[str] | None
     whole: bool = False  # a functional-API function: its returned value is checkpointed as it is
     coverage: NodeRecord | None = None  # tells lgstate report whether the body was read
-    # A node-shaped function read in its own module (``shaped_nodes``): whether it is a node is
-    # known where it is registered, so an opaque body is no finding here.
-    shaped: bool = False
+    # What the calls it returns write, read from their summaries where the node is registered.
+    reached: Reached | None = None
+    typed_any: int = 0  # values typed Any among those
 
 
 class Pending:

@@ -58,6 +58,7 @@ def report(
     once_per_file: tuple[str, str] | None = None,
     allowed: frozenset[str] | None = None,
     configured: Iterable[str] = (),
+    where: str | None = None,
 ) -> None:
     """Report ``findings``; with ``allowed`` (strict msgpack), also every user class not allowed.
 
@@ -67,7 +68,9 @@ def report(
     registers the node (under any name), whose problems are reported at the first such call
     (``once``). It is ``(root, declarer)``: the path root of the findings (``node()``) and what
     declares them (the node function), which identifies a problem that no field does. ``call``
-    may be a class (``state_classes``): its ``class`` line stands in for the call.
+    may be a class (``state_classes``): its ``class`` line stands in for the call. ``where``: the
+    ``file:line`` a written value is in, when it is reported away from it (a node of another module,
+    at the call that registers it), named after the path.
     """
     assert isinstance(api, TypeChecker)
     if isinstance(call, TypeInfo):
@@ -85,15 +88,15 @@ def report(
         ]
     for finding, what, fix, code in found:
         if not at_fields:
-            message = problem_message(finding.path, finding.type_name, what, fix, None)
+            message = problem_message(finding.path, finding.type_name, what, fix, where)
             if once_per_file is not None:
                 root, declarer = once_per_file
                 site = None if finding.anchors else (declarer, finding.path[len(root):])
-                once(api, finding.identity(site), message, call, code, declared=None)
+                once(api, finding.identity(site), message, call, code, declared=None, written=where)
             elif finding.anchors:
                 # A field of a class written whole (a Send's TypedDict, a graph's input model):
                 # the field declares the problem, reported once where the file first meets it.
-                once(api, finding.identity(), message, call, code, declared=None)
+                once(api, finding.identity(), message, call, code, declared=None, written=where)
             else:
                 fail(api, message, call, code)
             continue
@@ -140,9 +143,11 @@ def once(
     code: ErrorCode,
     *,
     declared: Hashable | None,
+    written: str | None = None,
 ) -> None:
     """Report the problem ``identity`` unless this file already reports it (at another call that
-    made the same class graph state). ``declared``: the message is on the problem's own line (its
+    made the same class graph state). ``written``: the ``file:line`` of the value or key reported,
+    when it is in another file (``lgstate check`` shows it as a related location). ``declared``: the message is on the problem's own line (its
     field in this file), the best place ``lgstate check`` can show it, and this is the identity of
     the field there, which subclasses of its class share (a TypedDict base's key). Either identity
     reported already counts: a field of another module's class held by the fields of two roots of
@@ -169,6 +174,8 @@ def once(
             return
     if tagging:
         place = "call" if declared is None else "home"
+        if written is not None:
+            place += f" {written}"
         message += f"{TAG_START}{_digest((code.code, identity))} {place}{TAG_END}"
     for key in keys:
         seen[key] = (context.line, message)

@@ -14,12 +14,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, NamedTuple
 
 from mypy.checker import TypeChecker
-from mypy.nodes import Context, Expression, FuncDef, NameExpr, StrExpr, TypeInfo
-from mypy.types import AnyType, CallableType, Type, TypeOfAny
+from mypy.nodes import Context, Expression, FuncDef, NameExpr, StrExpr, SymbolNode, TypeInfo
+from mypy.types import AnyType, CallableType, Instance, Type, TypedDictType, TypeOfAny
 
 from mypy_lgstate.checker import channels, errorcodes as codes, repeats
+from mypy_lgstate.checker import report
 from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.findings import naming, outside, repathed
+from mypy_lgstate.checker.followed import UNKNOWN_KEY, Followed, Located, is_typed_any
 from mypy_lgstate.checker.graphs import Graphs
 from mypy_lgstate.checker.pending_bodies import Body
 from mypy_lgstate.checker.report import fail, once, reporting_in
@@ -28,6 +30,7 @@ from mypy_lgstate.core import write_messages
 from mypy_lgstate.core.messages import field_part, key_part
 from mypy_lgstate.routes import (
     bodies,
+    discovery,
     displays,
     exported,
     functional,
@@ -35,23 +38,57 @@ from mypy_lgstate.routes import (
     structured_output,
 )
 from mypy_lgstate.routes.aliases import proper_type
+from mypy_lgstate.routes.coverage import plural
 from mypy_lgstate.routes.lists import Scope
-from mypy_lgstate.routes.schemas import schema_keys
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
 
 if TYPE_CHECKING:
     from mypy_lgstate.routes.coverage import NodeRecord
+    from mypy_lgstate.routes.summary_values import Reached
 
 
-# Tells ``lgstate report`` what a node is: ``(node, declared return type, read from its body here,
-# read in its own module)``; for a body read here, returns the record to tell whether it was read.
-RecordNode = Callable[
-    [sites.Node, Type | None, bool, "exported.Elsewhere | None"], "NodeRecord | None"
-]
+# Tells ``lgstate report`` what a node is: ``(node, declared return type, whose body is read here
+# once the module is checked, what its summaries told)``; for a body read here, returns the record
+# to tell whether it was read.
+RecordNode = Callable[[sites.Node, Type | None, bool, "Reached | None"], "NodeRecord | None"]
 
 
-# The identity of a key a node returns that is no channel of its graph's state (``report.once``).
-_UNKNOWN_KEY: Final = "unknown key"
+def unread_reason(reached: Reached) -> str | None:
+    """Why what the summaries of a node's functions tell is not all it writes (``None``: it is)."""
+    if reached.unread:
+        return reached.unread[0]
+    if reached.unread_values:
+        return f"{plural(reached.unread_values, 'value')} whose type only mypy's inference tells"
+    return None
+
+
+def _mypy_checked_keys(ret: Type) -> frozenset[str] | None:
+    """The keys of a TypedDict update type, when the node's returned dicts are read to find a key
+    it does not declare: mypy reports such a key itself (``typeddict-unknown-key``), which ``lgstate
+    check`` does not show, so there, and only there, it is an ``lgstate-unknown-key`` too."""
+    if not report.tagging:
+        return None
+    keys = [
+        key
+        for part in sites.union_items(proper_type(ret))
+        if isinstance(part, TypedDictType)
+        for key in part.items
+    ]
+    return frozenset(keys) if keys else None
+
+
+def _keyed(ret: Type) -> bool:
+    """Whether a declared update type leaves the keys of the dicts a node returns unchecked:
+    ``dict[str, V]`` names no key, and a node declared as a whole model or dataclass state may
+    still return a dict (LangGraph takes it as an update)."""
+    for part in sites.union_items(proper_type(ret)):
+        if isinstance(part, Instance) and (
+            part.type.fullname in sites.MAPPINGS or discovery.is_schema(part.type)
+        ):
+            return True
+    return False
+
+
 
 
 def _label(node: sites.Node) -> str:
@@ -86,18 +123,25 @@ class Writes:
     """The checks of writes, for one plugin object."""
 
     def __init__(
-        self, walker: Walker, graphs: Graphs, emit: Emitter, records: exported.Records
+        self,
+        walker: Walker,
+        graphs: Graphs,
+        emit: Emitter,
+        records: exported.Records,
+        lookup: Callable[[str], SymbolNode | None],
     ) -> None:
         self._walker = walker
         self._graphs = graphs
         self._emit = emit
-        self._records = records
+        # What nodes write through the functions that build their updates (their summaries).
+        self.followed = Followed(lookup, records, emit, graphs)
         # The fields each update class restates of the channels of a graph's schemas
         # (``repeats.restated_keys``): the nodes of a graph mostly share one update class.
         self._restated_keys: dict[tuple[TypeInfo, tuple[TypeInfo, ...]], list[str]] = {}
 
     def forget(self) -> None:
         self._restated_keys.clear()
+        self.followed.forget()
 
     def _restated(self, ret: Type, node_root: str, schemas: tuple[TypeInfo, ...]) -> list[str]:
         """``repeats.restated_update_fields`` against the channels of ``schemas``, once per update
@@ -122,118 +166,116 @@ class Writes:
         record: RecordNode | None = None,
         schemas: tuple[TypeInfo, ...] = (),
     ) -> list[Body]:
-        """What each node's declared return type says it writes: its values, and its keys against
-        ``channels``. Returns the nodes whose bodies tell instead, to read once the module is checked
-        (mypy checks a module's bodies after its top level). ``record`` tells ``lgstate report``
-        what each node is (checked from its declared type or from its body, unchecked, opaque)."""
+        """What each node writes: by its declared return type, and by what its body returns when
+        that type does not tell (or to check its keys when the type does not name them). A body of
+        this module is read once the module is checked (mypy checks a module's bodies after its top
+        level): those are returned; a body of another module, and the functions a body's return
+        calls, are read now, from their summaries (``followed``). ``record`` tells ``lgstate
+        report`` what each node is (checked from its declared type or from its body, unchecked,
+        opaque)."""
         later: list[Body] = []
         for node in nodes:
             ret = sites.node_return_type(node.type)
-            loose = ret is not None and bodies.is_loose(ret)
-            function = bodies.local_function(node, api) if loose else None
-            elsewhere = self._elsewhere(api, node) if loose and function is None else None
-            coverage = (
-                record(node, ret, function is not None, elsewhere) if record is not None else None
-            )
+            if ret is None and isinstance(proper_type(node.type), AnyType):
+                if self.followed.through_wrapper(api, node):  # ``make_node(...)`` typed Any
+                    ret = node.type
             if ret is None:
+                if record is not None:
+                    record(node, None, False, None)
                 continue
-            label, declarer = _label(node), _declarer(node)
-            shape = sites.update_shape(ret, label)
-            if shape.untyped or function is not None:
-                if function is not None:
-                    later.append(
-                        Body(
-                            api, function, context, node.name, ret, channels, schemas, allowed,
-                            coverage=coverage,
-                        )
+            loose = bodies.is_loose(ret)
+            function = (
+                bodies.local_function(node, api)
+                if loose and not self.followed.through_wrapper(api, node)
+                else None
+            )
+            exempt = _mypy_checked_keys(ret)
+            reached = None
+            if loose or exempt is not None or _keyed(ret):
+                reached = self.followed.follow(api, node, schemas, own_items=function is None)
+            typed_any = 0
+            if reached is not None:
+                typed_any = self.followed.check(
+                    api, context, node.name, reached, channels, schemas, allowed, self,
+                    values=loose, exempt=exempt or frozenset(),
+                )
+            coverage = (
+                record(node, ret, function is not None, reached) if record is not None else None
+            )
+            if function is not None:
+                later.append(
+                    Body(
+                        api, function, context, node.name, ret, channels, schemas, allowed,
+                        coverage=coverage, reached=reached, typed_any=typed_any,
                     )
-                elif elsewhere is None or elsewhere.recorded.why:
+                )
+            elif loose:
+                why = unread_reason(reached) if reached is not None else "no body of it is known"
+                if why is not None:
                     shown = self._shown_return(ret)
                     message = write_messages.untyped_node_message(node.name, shown)
                     fail(api, message, context, codes.UNTYPED_NODE)
-                if elsewhere is not None and channels is not None:
-                    self._check_elsewhere_keys(api, context, node, elsewhere, channels)
-            unknown = []
-            if channels is not None:
-                names, state = channels
-                for key, update_name in shape.keys:
-                    if key not in names:
-                        unknown.append(f"{label}().{key}")
-                        # The node's declared type is the same at every call that registers it
-                        # (under any name): reported at the first (``once``).
-                        once(
-                            api,
-                            (_UNKNOWN_KEY, declarer, key, state),
-                            write_messages.unknown_key_message(label, key, update_name, state),
-                            context,
-                            codes.UNKNOWN_KEY,
-                            declared=None,
-                        )
-            # A field of the channel's own declared type was checked with the schema (``repeats``).
-            declared = self._graphs.declared_types(schemas)
-            restated = self._restated(ret, f"{label}()", schemas)
-            untracked = [
-                f"{label}().{key}"
-                for key in self._graphs.special_keys(api, schemas).untracked
-            ]
-            for path, typ in shape.checked:
-                if path in restated:
-                    continue
-                findings = repeats.added(
-                    self._walker,
-                    self._walker.check_value(typ, path, channel=True),
-                    f"{label}()",
-                    declared,
-                    schemas,
-                )
-                if unknown or restated or untracked:
-                    # LangGraph drops the unknown keys, and never checkpoints untracked ones: what
-                    # they hold never reaches a checkpoint.
-                    findings = outside(findings, [*unknown, *restated, *untracked])
-                # The same problem at every call that registers the node, under any name (one
-                # function as the hook of several middleware classes): reported at the first.
-                self._emit(
-                    api,
-                    findings,
-                    context,
-                    at_fields=False,
-                    once_per_file=(f"{label}()", declarer),
-                    allowed=allowed,
-                )
+                if coverage is not None:
+                    coverage.read(typed_any) if why is None else coverage.not_read(why)
+            self.check_declared(
+                api, context, _label(node), _declarer(node), ret, channels, schemas, allowed
+            )
         return later
 
-    def _elsewhere(self, api: TypeChecker, node: sites.Node) -> exported.Elsewhere | None:
-        """What the module that defines a node of another module recorded of it; the record is
-        what this check reads of that module."""
-        defn = bodies.definition(node)
-        module = bodies.module_of(defn) if defn is not None else api.tree.fullname
-        if defn is None or module == api.tree.fullname:
-            return None
-        self._emit.record_record_read(api, module)
-        recorded = self._records.node(defn)
-        if recorded is None:
-            return None
-        file = api.modules.get(module)
-        path = api.msg.errors.simplify_path(file.path) if file is not None else module
-        return exported.Elsewhere(defn, recorded, path)
-
-    def _check_elsewhere_keys(
+    def check_declared(
         self,
         api: TypeChecker,
         context: Context,
-        node: sites.Node,
-        elsewhere: exported.Elsewhere,
-        channels: tuple[frozenset[str], str],
+        label: str,
+        declarer: str,
+        ret: Type,
+        channels: tuple[frozenset[str], str] | None,
+        schemas: tuple[TypeInfo, ...],
+        allowed: frozenset[str] | None,
     ) -> None:
-        """The keys a node of another module returns (as its module recorded them), against the
-        channels of the graph that registers it: reported here, naming where the key is written."""
-        names, state = channels
-        for key, line in elsewhere.recorded.keys:
-            if key not in names:
-                where = f"{elsewhere.path}:{line}"
-                message = write_messages.unknown_body_key_message(node.name, key, state, where)
-                identity = (_UNKNOWN_KEY, elsewhere.defn.fullname, key, state)
-                once(api, identity, message, context, codes.UNKNOWN_KEY, declared=None)
+        """What a declared update type says a node writes (its ``label``, declared by ``declarer``):
+        its keys against ``channels``, its values by the profile's rules, reported at ``context``
+        once per file (the node's declared type is the same at every call that registers it, under
+        any name)."""
+        shape = sites.update_shape(ret, label)
+        unknown = []
+        if channels is not None:
+            names, state = channels
+            for key, update_name in shape.keys:
+                if key not in names:
+                    unknown.append(f"{label}().{key}")
+                    once(
+                        api,
+                        (UNKNOWN_KEY, declarer, key, state),
+                        write_messages.unknown_key_message(label, key, update_name, state),
+                        context,
+                        codes.UNKNOWN_KEY,
+                        declared=None,
+                    )
+        # A field of the channel's own declared type was checked with the schema (``repeats``).
+        declared = self._graphs.declared_types(schemas)
+        restated = self._restated(ret, f"{label}()", schemas)
+        untracked = [
+            f"{label}().{key}" for key in self._graphs.special_keys(api, schemas).untracked
+        ]
+        for path, typ in shape.checked:
+            if path in restated:
+                continue
+            findings = repeats.added(
+                self._walker,
+                self._walker.check_value(typ, path, channel=True),
+                f"{label}()",
+                declared,
+                schemas,
+            )
+            if unknown or restated or untracked:
+                # LangGraph drops the unknown keys, and never checkpoints untracked ones: what
+                # they hold never reaches a checkpoint.
+                findings = outside(findings, [*unknown, *restated, *untracked])
+            self._emit(
+                api, findings, context, at_fields=False, once_per_file=(f"{label}()", declarer),
+                allowed=allowed,
+            )
 
     def _shown_return(self, ret: Type | None) -> str | None:
         if ret is None:
@@ -250,9 +292,16 @@ class Writes:
         api = api or body.api
         function = body.function
         returned = bodies.returned(function) if only is None else only
-        if only is None and returned.opaque and not body.whole and not body.shaped:
+        unread = [f"it returns {why}" for why in returned.why]
+        reached = body.reached
+        followed = unread_reason(reached) if reached is not None else None
+        if followed is not None:
+            unread.append(followed)
+        elif reached is None and returned.calls:
+            unread.append("the calls it returns are not followed")
+        if only is None and unread and not body.whole:
             if body.coverage is not None:
-                body.coverage.not_read()
+                body.coverage.not_read(unread[0])
             fail(
                 api,
                 write_messages.untyped_node_message(body.label, self._shown_return(body.returns)),
@@ -264,9 +313,9 @@ class Writes:
         with reporting_in(api, function):
             if body.whole:
                 values = list(functional.returned_values(returned.expressions, root, api))
-                self._check_written(api, values, root, body.schemas, body.allowed, updates=False)
+                self.check_written(api, values, root, body.schemas, body.allowed, updates=False)
                 if body.coverage is not None and only is None:
-                    body.coverage.read(sum(isinstance(proper_type(v.type), AnyType) for v in values))
+                    body.coverage.read(sum(map(is_typed_any, values)))
                 return
             unknown: list[str] = []
             if body.channels is not None:
@@ -275,11 +324,6 @@ class Writes:
                     unknown.append(key.value)
                     message = write_messages.unknown_body_key_message(name, key.value, state)
                     fail(api, message, key, codes.UNKNOWN_KEY)
-            elif body.shaped:
-                # A key that is no field of its state class: only the graph can tell whether it is a
-                # channel (checked where the node is registered), and what the channel holds.
-                fields = frozenset(schema_keys(body.schemas[0]))
-                unknown = [key.value for key in returned.keys if key.value not in fields]
             written = [
                 (key, expr) for key, expr in bodies.written_items(returned) if key not in unknown
             ]
@@ -295,14 +339,14 @@ class Writes:
                 for value in bodies.values(returned, root, api)
                 if not bodies.under_keys(value, root, dropped)
             ]
-            reported = self._check_written(
+            reported = self.check_written(
                 api, values, root, body.schemas, body.allowed, updates=True, dotted=True,
                 declared=self._graphs.declared_types(body.schemas),
             )
-            if body.coverage is not None and only is None and not returned.opaque:
-                body.coverage.read(sum(isinstance(proper_type(v.type), AnyType) for v in values))
-            self._check_channel_types(
-                api, f'Node "{name}"', written, body.schemas, root, reported, function
+            if body.coverage is not None and only is None and not unread:
+                body.coverage.read(sum(map(is_typed_any, values)) + body.typed_any)
+            self.check_channel_types(
+                api, f'Node "{name}"', written, body.schemas, root, reported, scope=function
             )
 
     def restating(self, api: TypeChecker, schemas: tuple[TypeInfo, ...]) -> dict[str, list[Type]]:
@@ -346,14 +390,14 @@ class Writes:
         raising = self._raising(api, typed, [(key.value, value) for key, value in items], scope)
         if raising:  # the reducer raises on these: their values are never stored
             values = [value for value in values if not bodies.under_keys(value, root, raising)]
-        reported = self._check_written(
+        reported = self.check_written(
             api, values, root, schemas, allowed, updates=site in sites.CHANNEL_ROOTS,
             declared=declared if root in repeats.CHANNEL_ITEM_ROOTS else None,
         )
         if items:
             written = [(key.value, value) for key, value in items]
             assert writer is not None
-            self._check_channel_types(api, writer, written, typed, root, reported, scope)
+            self.check_channel_types(api, writer, written, typed, root, reported, scope=scope)
         return reported
 
     def _raising(
@@ -400,7 +444,7 @@ class Writes:
                 fail(api, message, key, codes.UNKNOWN_KEY)
         return unknown
 
-    def _check_written(
+    def check_written(
         self,
         api: TypeChecker,
         values: list[sites.Value],
@@ -411,12 +455,14 @@ class Writes:
         updates: bool,
         dotted: bool = False,
         declared: dict[str, list[Type]] | None = None,
+        located: Located | None = None,
     ) -> set[str]:
         """Check the values written under ``root``, each reported where it is written. ``updates``:
         the value at ``root`` updates the channels key by key (a ``Command.update``, a graph's input,
         what a node returns), rather than being stored whole; ``dotted`` shows a node's keys as
         ``node().key`` (``bodies.dotted``); ``declared``: the channels' declared types, whose
-        problems a value restates (``repeats``). Returns the paths of the values it reported."""
+        problems a value restates (``repeats``); ``located``: where a value read from a summary is
+        reported, and who declares it (``Located``). Returns the paths of the values it reported."""
         special = self._graphs.special_keys(api, schemas)
         messages = self._graphs.messages_channels(schemas) | special.messages
         reduced = self._graphs.reduced_keys(api, schemas) if updates else frozenset()
@@ -475,10 +521,17 @@ class Writes:
                 findings = repathed(findings, lambda path: bodies.dotted(path, root))
             if any(problem.code is not codes.ANY for problem in findings.problems):
                 reported.add(value.path)
-            self._emit(api, findings, value.expr, at_fields=False, allowed=allowed)
+            if located is None:
+                self._emit(api, findings, value.expr, at_fields=False, allowed=allowed)
+                continue
+            context, where = located.place(value.expr.line)
+            self._emit(
+                api, findings, context, at_fields=False, allowed=allowed, where=where,
+                once_per_file=(root, located.declarer),
+            )
         return reported
 
-    def _check_channel_types(
+    def check_channel_types(
         self,
         api: TypeChecker,
         writer: str,
@@ -486,30 +539,45 @@ class Writes:
         schemas: tuple[TypeInfo, ...],
         root: str,
         reported: set[str],
-        scope: Scope,
+        type_of: Callable[[Expression], Type | None] | None = None,
+        located: Located | None = None,
+        *,
+        scope: Scope | None = None,
     ) -> None:
         """``lgstate-channel-type``: each written item against what its channel accepts. An item
         the serializer check already reported (``reported``: paths under ``root``) is not reported
         again: its fix (a list for a tuple, an ISO string for a datetime) is the channel's type.
-        ``scope``: where the items are written, whose locals may hold literals."""
+        ``type_of``: where the items' types are read (the checker's type map by default);
+        ``located``: where an item read from a summary is reported (``Located``); ``scope``: where
+        the items are written, whose locals may hold literals (none for an item of a summary)."""
         if not schemas or not items:
             return
         accepting = self._graphs.accepting(api, schemas)
 
         def literals(name: NameExpr) -> frozenset[str] | None:
-            return displays.literal_assignments(name, scope)
+            return displays.literal_assignments(name, scope) if scope is not None else None
 
         def structured(expr: Expression) -> TypeInfo | None:
-            return structured_output.structured_schema(expr, scope)
+            return structured_output.structured_schema(expr, scope) if scope is not None else None
 
         for key, expr in items:
             top = root + key_part(key)
             if any(path == top or path.startswith((top + "[", top + "{")) for path in reported):
                 continue
+            named = writer
+            if located is not None:
+                context, where = located.place(expr.line)
+                if where is not None:
+                    named = f"{writer} ({where})"
             message = channels.mismatch(
-                writer, key, expr, accepting.get(key), api.lookup_type_or_none,
+                named, key, expr, accepting.get(key), type_of or api.lookup_type_or_none,
                 self._walker.type_name, json_profile=self._walker.profile == "json",
                 literals=literals, structured=structured,
             )
-            if message is not None:
+            if message is None:
+                continue
+            if located is None:
                 fail(api, message, expr, codes.CHANNEL_TYPE)
+            else:
+                identity = ("channel type", located.declarer, key, schemas)
+                once(api, identity, message, context, codes.CHANNEL_TYPE, declared=None, written=where)

@@ -46,10 +46,14 @@ class Finding(NamedTuple):
     # own line (the field's), rather than a call that reached it.
     problem: str | None = None
     home: bool = False
+    # Where the value or key is written, when the finding is reported at the call that registers a
+    # node of another module (the message names it too).
+    written: Location | None = None
 
     def shown(self) -> dict[str, Any]:
-        """The finding as ``--format json`` prints it."""
-        return {
+        """The finding as ``--format json`` prints it (``written`` only for a finding reported away
+        from the value or key it is about)."""
+        shown = {
             "file": self.file,
             "line": self.line,
             "column": self.column,
@@ -58,6 +62,9 @@ class Finding(NamedTuple):
             "severity": self.severity,
             "related": [location._asdict() for location in self.related],
         }
+        if self.written is not None:
+            shown["written"] = self.written._asdict()
+        return shown
 
     def text(self) -> str:
         """The message, with the other locations when there are some (text and github)."""
@@ -76,7 +83,7 @@ def parse_mypy_json(line: str) -> Finding | None:
     code = error.get("code") if isinstance(error, dict) else None
     if not isinstance(code, str) or not code.startswith(CODE_PREFIX):
         return None
-    message, problem, home = _untagged(error["message"])
+    message, problem, home, written = _untagged(error["message"])
     return Finding(
         file=error["file"],
         line=error["line"],
@@ -86,16 +93,21 @@ def parse_mypy_json(line: str) -> Finding | None:
         severity=error["severity"],
         problem=problem,
         home=home,
+        written=written,
     )
 
 
-def _untagged(message: str) -> tuple[str, str | None, bool]:
-    """The message without the problem's tag, the problem's identity, and whether it is at home."""
+def _untagged(message: str) -> tuple[str, str | None, bool, Location | None]:
+    """The message without the problem's tag, the problem's identity, whether it is at home, and
+    where the value it is about is written, when that is another place (``file:line``)."""
     start = message.rfind(TAG_START)
     if start < 0 or not message.endswith(TAG_END):
-        return message, None, False
+        return message, None, False, None
     identity, _, place = message[start + len(TAG_START):-len(TAG_END)].partition(" ")
-    return message[:start], identity, place == "home"
+    place, _, written = place.partition(" ")
+    file, _, line = written.rpartition(":")
+    at = Location(file, int(line), 1) if file and line.isdigit() else None
+    return message[:start], identity, place == "home", at
 
 
 def once_per_problem(findings: Sequence[Finding]) -> list[Finding]:
@@ -217,10 +229,15 @@ def _sarif_result(f: Finding, rule_index: int) -> dict[str, Any]:
         "message": {"text": f.message},
         "locations": [_sarif_location(f)],
     }
-    if f.related:  # the same problem, reached from other files' calls
+    related = [
+        (location, "also reached from here") for location in f.related  # other files' calls
+    ]
+    if f.written is not None:
+        related.insert(0, (f.written, "written here"))
+    if related:
         result["relatedLocations"] = [
-            {"id": i, **_sarif_location(location), "message": {"text": "also reached from here"}}
-            for i, location in enumerate(f.related, start=1)
+            {"id": i, **_sarif_location(location), "message": {"text": text}}
+            for i, (location, text) in enumerate(related, start=1)
         ]
     return result
 

@@ -235,9 +235,11 @@ def send_dict_message(node: str, written: str, schema: str, kind: str, json_prof
     )
 
 
-def unknown_command_key_message(node: str, key: str, state: str) -> str:
+def unknown_command_key_message(node: str, key: str, state: str, where: str | None = None) -> str:
+    """``where``: the ``file:line`` of the key, for a node defined in another module."""
+    located = f'Node "{node}" ({where})' if where else f'Node "{node}"'
     return (
-        f'Node "{node}" writes key "{key}" in Command.update, which is not a channel of graph state'
+        f'{located} writes key "{key}" in Command.update, which is not a channel of graph state'
         f' "{state}": LangGraph drops it silently. Fix: add "{key}" to "{state}", or remove it from'
         " the update"
     )

@@ -37,23 +37,28 @@ from mypy.nodes import (
     GDEF,
     LDEF,
     AssignmentStmt,
+    AwaitExpr,
     CallExpr,
     ConditionalExpr,
     Context,
     Decorator,
     DictExpr,
+    DictionaryComprehension,
     Expression,
     ExpressionStmt,
     FakeInfo,
     FuncDef,
     FuncItem,
+    GeneratorExpr,
     IndexExpr,
+    ListComprehension,
     MemberExpr,
     MypyFile,
     NameExpr,
     OperatorAssignmentStmt,
     RefExpr,
     ReturnStmt,
+    SetComprehension,
     Statement,
     StrExpr,
     Var,
@@ -162,8 +167,12 @@ class Returned(NamedTuple):
 
     displays: list[DictExpr]  # dict displays returned, directly or through a local
     items: list[tuple[StrExpr, Expression]]  # ``update["key"] = value`` on such a local
-    opaque: bool  # some return gives something the body does not tell
+    opaque: bool  # some return gives something the body does not tell (a call is followed instead)
     expressions: list[Expression]  # every returned expression (the functional API's values)
+    # The calls whose results it returns (``return f(...)``, ``return await f(...)``, a local bound to
+    # one): followed through the called function's summary (``summaries``).
+    calls: list[Expression]
+    why: list[str]  # what the opaque returns are, in words (``lgstate report``)
 
     @property
     def keys(self) -> Iterator[StrExpr]:
@@ -182,7 +191,8 @@ def returned(defn: FuncDef) -> Returned:
     body = defn.body.body
     generator = defn.is_generator or defn.is_async_generator
     if generator and not _declares_iterator(defn):
-        return Returned([], [], True, [])  # mypy reports the declared type: no guess of ours
+        # mypy reports the declared type: no guess of ours
+        return Returned([], [], True, [], [], ["a generator whose declared type is no iterator"])
     last_yield = max(
         (index for index, stmt in enumerate(body) if _yielded(stmt) is not None), default=0
     )
@@ -198,29 +208,63 @@ def returned(defn: FuncDef) -> Returned:
                     returns.append(yielded)
             elif isinstance(stmt, ReturnStmt) and stmt.expr is not None:
                 returns.append(stmt.expr)
-    parameters = defn.arguments
-    if not isinstance(defn.info, FakeInfo) and not defn.is_static:
-        parameters = parameters[1:]  # ``self``: the state is the next one
-    state = parameters[0].variable if parameters else None
+    state = state_parameter(defn)
     displays: list[DictExpr] = []
     items: list[tuple[StrExpr, Expression]] = []
-    opaque = False
-    locals_seen: dict[Var, bool] = {}  # a returned local -> whether only displays are assigned to it
+    calls: list[Expression] = []
+    why: list[str] = []
+    # a returned local -> what else is bound to it or added to it, when something is
+    locals_seen: dict[Var, str | None] = {}
     for expr in _alternatives(returns):
         if isinstance(expr, DictExpr):
             displays.append(expr)
-        elif isinstance(expr, NameExpr) and (expr.fullname == "builtins.None" or expr.node is state):
+        elif isinstance(expr, NameExpr) and (
+            expr.fullname == "builtins.None" or (state is not None and expr.node is state)
+        ):
             continue
         elif isinstance(expr, CallExpr) and _is_command(expr.callee):
             continue  # checked where it is built
+        elif is_call(expr):
+            calls.append(expr)
         elif isinstance(expr, NameExpr) and expr.kind == LDEF and isinstance(expr.node, Var):
             var = expr.node
             if var not in locals_seen:
-                locals_seen[var] = _bound_displays(var, writes, displays, items)
-            opaque = opaque or not locals_seen[var]
+                locals_seen[var] = _bound_displays(var, writes, displays, items, calls)
+                if locals_seen[var] is not None:
+                    why.append(f'"{var.name}", {locals_seen[var]}')
         else:
-            opaque = True
-    return Returned(displays, items, opaque, list(_alternatives(returns)))
+            why.append(_what(expr))
+    return Returned(displays, items, bool(why), list(_alternatives(returns)), calls, why)
+
+
+def state_parameter(defn: FuncDef) -> Var | None:
+    """The parameter a node receives its state in: the first one, after ``self`` / ``cls``."""
+    parameters = defn.arguments
+    if not isinstance(defn.info, FakeInfo) and not defn.is_static:
+        parameters = parameters[1:]  # ``self``: the state is the next one
+    return parameters[0].variable if parameters else None
+
+
+def is_call(expr: Expression) -> bool:
+    """``f(...)`` or ``await f(...)``: a call whose result is followed through its function."""
+    if isinstance(expr, AwaitExpr):
+        expr = expr.expr
+    return isinstance(expr, CallExpr) and not _is_command(expr.callee)
+
+
+def _what(expr: Expression) -> str:
+    """A returned expression the body does not tell, in words."""
+    if isinstance(expr, DictionaryComprehension):
+        return "a dict comprehension"
+    if isinstance(expr, (ListComprehension, SetComprehension, GeneratorExpr)):
+        return "a comprehension"
+    if isinstance(expr, MemberExpr):
+        return f"an attribute (.{expr.name})"
+    if isinstance(expr, NameExpr):
+        return f'"{expr.name}", a value built elsewhere'
+    if isinstance(expr, IndexExpr):
+        return "an item of another value"
+    return "a value built elsewhere"
 
 
 def _declares_iterator(defn: FuncDef) -> bool:
@@ -244,7 +288,7 @@ def _yielded(stmt: Statement) -> Expression | None:
 def returned_display(function: FuncDef, display: Context) -> Returned | None:
     """``display`` alone, when it is a dict display ``function`` returns."""
     if isinstance(display, DictExpr) and any(d is display for d in returned(function).displays):
-        return Returned([display], [], False, [display])
+        return Returned([display], [], False, [display], [], [])
     return None
 
 
@@ -255,7 +299,7 @@ def returned_item(function: FuncDef, args: list[list[Expression]]) -> Returned |
         key, value = args[0][0], args[1][0]
         if any(k is key for k, _ in returned(function).items):
             assert isinstance(key, StrExpr)
-            return Returned([], [(key, value)], False, [])
+            return Returned([], [(key, value)], False, [], [], [])
     return None
 
 
@@ -277,11 +321,13 @@ def _bound_displays(
     writes: list[Statement],
     displays: list[DictExpr],
     items: list[tuple[StrExpr, Expression]],
-) -> bool:
+    calls: list[Expression] | None,
+) -> str | None:
     """Add the displays bound to ``var`` and what its statements add to it (``var["key"] = value``,
     ``var.update({...})`` or ``var.update(key=value)``, ``var |= {...}``, ``var.setdefault("key",
-    value)``); ``False`` when something else is bound to it or added to it too."""
-    only_displays = True
+    value)``), and, when ``calls`` is given, the calls bound to it (``update = build(state)``, whose
+    result is followed); what else is bound to it or added to it, in words, when something is."""
+    other: str | None = None
     bound = False
     for stmt in writes:
         if isinstance(stmt, AssignmentStmt):
@@ -290,18 +336,21 @@ def _bound_displays(
                     if isinstance(stmt.rvalue, DictExpr):
                         displays.append(stmt.rvalue)
                         bound = True
+                    elif calls is not None and is_call(stmt.rvalue):
+                        calls.append(stmt.rvalue)
+                        bound = True
                     else:
-                        only_displays = False
+                        other = f"bound to {_what(stmt.rvalue)}"
                 elif isinstance(lvalue, IndexExpr) and _is(lvalue.base, var):
                     if isinstance(lvalue.index, StrExpr):
                         items.append((lvalue.index, stmt.rvalue))
                     else:
-                        only_displays = False
+                        other = "given an item whose key is not a string literal"
         elif isinstance(stmt, OperatorAssignmentStmt) and _is(stmt.lvalue, var):
             if stmt.op == "|" and isinstance(stmt.rvalue, DictExpr):
                 displays.append(stmt.rvalue)
             else:
-                only_displays = False
+                other = f"updated with {_what(stmt.rvalue)}"
         elif isinstance(stmt, ExpressionStmt):
             call = stmt.expr
             if not (
@@ -320,14 +369,16 @@ def _bound_displays(
                     elif kind == ARG_POS and isinstance(arg, DictExpr):
                         displays.append(arg)
                     else:
-                        only_displays = False
+                        other = f"updated with {_what(arg)}"
             elif method == "setdefault" and len(call.args) == 2:
                 first, value = call.args
                 if isinstance(first, StrExpr):
                     items.append((first, value))
                 else:
-                    only_displays = False
-    return bound and only_displays
+                    other = "given an item whose key is not a string literal"
+    if other is None and not bound:
+        return "not bound in this function"
+    return other
 
 
 def local_displays(expr: Expression, scope: FuncItem | MypyFile, before: int) -> list[DictExpr] | None:
@@ -343,7 +394,7 @@ def local_displays(expr: Expression, scope: FuncItem | MypyFile, before: int) ->
     writes = [stmt for stmt in statements(body) if stmt.line < before]
     displays: list[DictExpr] = []
     items: list[tuple[StrExpr, Expression]] = []
-    if not _bound_displays(expr.node, writes, displays, items):
+    if _bound_displays(expr.node, writes, displays, items, None) is not None:
         return None
     for key, value in items:
         display = DictExpr([(key, value)])

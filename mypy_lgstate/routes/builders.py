@@ -11,11 +11,12 @@ docs/discovery.md.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Final, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
+    GDEF,
     AssignmentStmt,
     Block,
     CallExpr,
@@ -58,12 +59,19 @@ class Added(NamedTuple):
     inputs: list[TypeInfo]
 
 
-def added_by_add_node(ctx: MethodContext, scope: Scope, graph: Sequence[TypeInfo]) -> Added:
+# The functions of a node table another module recorded (``exported``), by the table's fullname:
+# each with the name it is added under, as a reference bound to it.
+Tables = Callable[[str], "list[tuple[str, RefExpr]] | None"]
+
+
+def added_by_add_node(
+    ctx: MethodContext, scope: Scope, graph: Sequence[TypeInfo], tables: Tables | None = None
+) -> Added:
     """``add_node("name", fn)`` or ``add_node(fn)``: the node, and its ``input_schema=`` class, else
     the class of its first parameter (LangGraph infers the node's input schema from it)."""
     assert isinstance(ctx.api, TypeChecker)
     bound = discovery.bound_arguments(ctx)
-    nodes = _nodes_of_add_node(bound, ctx.api, scope)
+    nodes = _nodes_of_add_node(bound, ctx.api, scope, tables)
     schema = discovery.given_schema(bound, "input_schema")
     if schema is None and nodes:
         inferred = input_class(nodes[0], scope)
@@ -102,7 +110,7 @@ def input_class(node: sites.Node, scope: Scope) -> TypeInfo | None:
 
 
 def _nodes_of_add_node(
-    bound: discovery.BoundArguments, api: TypeChecker, scope: Scope
+    bound: discovery.BoundArguments, api: TypeChecker, scope: Scope, tables: Tables | None
 ) -> list[sites.Node]:
     """``add_node("name", fn)`` or ``add_node(fn)``; in a registration loop (``for name, fn in
     [...]: builder.add_node(name, fn)``), each function the loop goes through."""
@@ -111,7 +119,7 @@ def _nodes_of_add_node(
     if node_arg is None:
         return []
     name, (action, action_type) = node_arg[0], action_arg or node_arg
-    looped = _loop_items(name if action_arg is not None else None, action, scope)
+    looped = _loop_items(name if action_arg is not None else None, action, scope, api.tree, tables)
     if looped is not None:
         found = []
         for label, fn in looped:
@@ -127,11 +135,16 @@ def _nodes_of_add_node(
 
 
 def _loop_items(
-    name: Expression | None, action: Expression, scope: Scope
+    name: Expression | None,
+    action: Expression,
+    scope: Scope,
+    tree: MypyFile,
+    tables: Tables | None = None,
 ) -> list[tuple[str, Expression]] | None:
     """``(label, function)`` for each item of the display a ``for`` loop of ``scope`` goes through,
     when ``action`` is that loop's variable: ``for fn in (a, b)``, ``for name, fn in [("a", a),
-    ...]``, ``for name, fn in {"a": a}.items()`` (or a variable of this scope bound to the display)."""
+    ...]``, ``for name, fn in {"a": a}.items()`` (or a variable bound to the display: of this scope,
+    of the module, or a node table of another module, as that module recorded it)."""
     if not (isinstance(action, NameExpr) and isinstance(action.node, Var)):
         return None
     for stmt in statements(scope.defs if isinstance(scope, MypyFile) else scope.body.body):
@@ -153,7 +166,7 @@ def _loop_items(
             None,
         )
         found = []
-        for item in _iterated(stmt.expr, scope):
+        for item in _iterated(stmt.expr, scope, tree, tables):
             parts = item.items if isinstance(item, TupleExpr) else [item]
             if len(parts) != len(targets):
                 return None
@@ -170,18 +183,51 @@ def _last_line(block: Block) -> int:
     return max((stmt.end_line or stmt.line for stmt in block.body), default=block.line)
 
 
-def _iterated(expr: Expression, scope: Scope) -> list[Expression]:
-    """The items of a display a loop goes through; a dict's ``.items()`` as ``(key, value)``."""
-    if isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr) and expr.callee.name == "items":
+def _iterated(
+    expr: Expression, scope: Scope, tree: MypyFile, tables: Tables | None
+) -> list[Expression]:
+    """The items of a display a loop goes through; a dict's ``.items()`` as ``(key, value)``, its
+    ``.values()`` as its values."""
+    method = expr.callee.name if isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr) else None
+    if method in ("items", "values"):
+        assert isinstance(expr, CallExpr) and isinstance(expr.callee, MemberExpr)
         mapping = expr.callee.expr
+        table = _table(mapping, tables, tree)
+        if table is not None:
+            return [TupleExpr([StrExpr(label), fn]) if method == "items" else fn for label, fn in table]
         if isinstance(mapping, NameExpr):
-            mapping = _assigned(mapping, scope, (DictExpr,)) or mapping
+            mapping = _assigned(mapping, scope, (DictExpr,)) or _module_display(mapping, tree, (DictExpr,)) or mapping
         if isinstance(mapping, DictExpr):
-            return [TupleExpr([key, value]) for key, value in mapping.items if key is not None]
+            pairs = [(key, value) for key, value in mapping.items if key is not None]
+            return [TupleExpr([key, value]) if method == "items" else value for key, value in pairs]
         return []
     if isinstance(expr, NameExpr):
-        expr = _assigned_display(expr, scope) or expr
+        table = _table(expr, tables, tree)
+        if table is not None:
+            return [fn for _, fn in table]
+        expr = _assigned_display(expr, scope) or _module_display(expr, tree, (ListExpr, TupleExpr)) or expr
     return list(expr.items) if isinstance(expr, (ListExpr, TupleExpr)) else []
+
+
+def _table(expr: Expression, tables: Tables | None, tree: MypyFile) -> list[tuple[str, RefExpr]] | None:
+    """A node table of another module (``from app.nodes import NODES``), as it recorded it."""
+    if tables is None or not isinstance(expr, RefExpr) or not isinstance(expr.node, Var):
+        return None
+    fullname = expr.node.fullname
+    if not fullname or fullname.rpartition(".")[0] == tree.fullname:
+        return None
+    return tables(fullname)
+
+
+def _module_display(
+    name: NameExpr, tree: MypyFile, kinds: tuple[type[Expression], ...]
+) -> Expression | None:
+    """The display a module-level variable of this module is bound to, read from a function."""
+    if name.kind != GDEF or not isinstance(name.node, Var):
+        return None
+    if name.node.fullname.rpartition(".")[0] != tree.fullname:
+        return None
+    return _assigned(name, tree, kinds)
 
 
 def registered_node(label: str, expr: Expression, typ: Type, api: TypeChecker) -> sites.Node:
@@ -189,16 +235,50 @@ def registered_node(label: str, expr: Expression, typ: Type, api: TypeChecker) -
     (typed ``Any``, or a callable returning ``Any``), applied to one function in the call
     (``traced("deploy", _deploy)``) or as its decorator (``@traced``), runs that function: the
     function is the node, with its own declared signature."""
+    runs = _runs(expr)
+    if runs is not None:
+        function, how = runs
+        declared = declared_callable(function, api.tree)
+        if declared is not None:
+            name = _expr_name(function) if label == "<node>" else label
+            return sites.Node(name, declared, function, f"registered through {how}()")
     unwrapped = unwrapped_callable(expr)
+    call = expr if isinstance(expr, CallExpr) else None
     if unwrapped is None or not _says_nothing(typ):
-        return sites.Node(label, typ, expr)
+        return sites.Node(label, typ, expr, wrapper=call)
     function, wrapper = unwrapped
     declared = api.lookup_type_or_none(function) if isinstance(expr, CallExpr) else None
     if declared is None:
         declared = declared_callable(function, api.tree)
     if declared is None:
-        return sites.Node(label, typ, expr)
-    return sites.Node(_expr_name(function) if label == "<node>" else label, declared, function, wrapper)
+        return sites.Node(label, typ, expr, wrapper=call)
+    return sites.Node(
+        _expr_name(function) if label == "<node>" else label,
+        declared,
+        function,
+        f"{wrapper}, whose result is typed Any",
+        wrapper=expr,
+    )
+
+
+# Runnables and partials that run the function they are given, unchanged: the function is the node.
+_RUNNING: Final = {
+    "langchain_core.runnables.base.RunnableLambda": "RunnableLambda",
+    "functools.partial": "functools.partial",
+}
+
+
+def _runs(expr: Expression) -> tuple[RefExpr, str] | None:
+    """``RunnableLambda(fn)``, ``functools.partial(fn, ...)``: ``fn``, and how it is wrapped."""
+    if not (isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr) and expr.args):
+        return None
+    how = _RUNNING.get(expr.callee.fullname)
+    function = expr.args[0]
+    if how is None or not isinstance(function, RefExpr):
+        return None
+    if not isinstance(function.node, (FuncDef, Decorator)):
+        return None
+    return function, how
 
 
 def unwrapped_callable(expr: Expression) -> tuple[RefExpr, str] | None:

@@ -18,15 +18,15 @@ type, and a graph input (``graph.invoke(...)``) names its graph by its state sch
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from mypy.checker import TypeChecker
 from mypy.nodes import GDEF, LDEF, CallExpr, Expression, FuncDef, MemberExpr, NameExpr, TypeInfo, Var
 from mypy.plugin import FunctionContext, MethodContext
-from mypy.types import Instance, Type, TypedDictType, get_proper_type
+from mypy.types import Instance, Type, TypedDictType, TypeVarLikeType, get_proper_type
 
 from mypy_lgstate.core.libraries import is_library
-from mypy_lgstate.routes import discovery, exported, sites, workflows
+from mypy_lgstate.routes import discovery, sites, workflows
 from mypy_lgstate.routes.node_status import (
     DECLARE,
     NODE_STATUSES,
@@ -37,6 +37,9 @@ from mypy_lgstate.routes.node_status import (
     through,
 )
 from mypy_lgstate.routes.schemas import graph_channels
+
+if TYPE_CHECKING:
+    from mypy_lgstate.routes.summary_values import Reached
 
 # The schema roles of the type arguments of ``StateGraph[S, C, I, O]`` (C, the context, is never
 # checkpointed).
@@ -77,6 +80,9 @@ class GraphCoverage:
         schemas: tuple[Schema, ...],
         channels: tuple[str, ...],
         title: str | None = None,
+        *,
+        state_unknown: str | None = None,
+        agent: bool = False,
     ) -> None:
         self.declared_at = declared_at  # None: a builder from elsewhere (a factory, a parameter)
         self.schemas = schemas
@@ -85,6 +91,9 @@ class GraphCoverage:
         self.nodes: dict[tuple[Location, str], NodeCoverage] = {}
         # Why part of the graph is not known (a middleware list built in another module).
         self.unresolved: list[str] = []
+        # Why its state is not known (a type variable): its nodes' keys cannot be checked.
+        self.state_unknown = state_unknown
+        self.agent = agent  # a ``create_agent(...)`` graph
 
     @property
     def state(self) -> str | None:
@@ -95,7 +104,10 @@ class GraphCoverage:
         return sum(node.status == status for node in self.nodes.values())
 
     def checked(self) -> int:
-        """Nodes whose writes are checked, from their declared types or from their bodies."""
+        """Nodes whose writes are checked, from their declared types or from their bodies (none of
+        a graph whose state is not known: their keys are not)."""
+        if self.state_unknown is not None:
+            return 0
         return self.count("checked") + self.count("body")
 
     def sort_key(self) -> tuple[Location, str]:
@@ -146,6 +158,7 @@ class CoverageRecorder:
             graph = self.graphs[location] = _new_graph(
                 api, location, ctx.default_return_type, classes, classes
             )
+        graph.agent = True
         for reason in unresolved:
             if reason not in graph.unresolved:
                 graph.unresolved.append(reason)
@@ -157,40 +170,56 @@ class CoverageRecorder:
         node: sites.Node,
         return_type: Type | None,
         from_body: bool = False,
-        elsewhere: exported.Elsewhere | None = None,
+        reached: Reached | None = None,
+        *,
+        builder: Expression | None = None,
     ) -> NodeRecord | None:
         """A node added by ``builder.add_node(...)`` & co., or a middleware hook of the agent that
-        ``create_agent(...)`` makes (that call declares the graph). ``elsewhere``: a node of
-        another module, and what its module recorded of it.
+        ``create_agent(...)`` makes (that call declares the graph). ``from_body``: its body is read
+        once this module is checked; ``reached``: what the summaries of the functions that build its
+        update told (``reach``); ``builder``: the builder a registration helper is given, whose
+        graph the node is added to.
 
-        For a node to read from its body (``from_body``), returns its ``NodeRecord``: it stays
-        unchecked ("its body was not read") until the checks say they read it."""
+        For a node whose body is read, returns its ``NodeRecord``: it stays unchecked ("its body
+        was not read") until the checks say how far they read it."""
         api = _checker(ctx)
-        status, reason, category = node_status(node, return_type, api, from_body, elsewhere)
+        read = from_body or reached is not None
+        status, reason, category = node_status(node, return_type, api, read)
         if reason is not None:
             reason += through(node)
+        elif status == "checked" and node.through is not None:
+            reason = f"by its declared return type{through(node)}"
         location = _location(api, ctx.context.line)
         key: GraphKey | None
         graph_type: Type
         if isinstance(ctx, MethodContext):
             # The graph whose StateGraph(...) call is assigned to the builder variable.
             key, graph_type, declared_at = _builder_location(api, ctx), ctx.type, None
+        elif builder is not None:
+            key, graph_type, declared_at = _receiver_location(api, builder), api.lookup_type(builder), None
         else:
             key, graph_type, declared_at = location, ctx.default_return_type, location
         if key is None or key not in self.graphs:
             if key is None or declared_at is None:
                 key = tuple(info.fullname for info in schemas)
+                if not key and _state_variable(graph_type) is not None:
+                    key = (f"<{_state_variable(graph_type)}@{location.file}:{location.line}>",)
             if key not in self.graphs:
                 # An agent's type names AgentState only: its middleware's schemas add channels.
                 given = schemas if declared_at is not None else ()
                 self.graphs[key] = _new_graph(api, declared_at, graph_type, schemas, given)
         graph = self.graphs[key]
+        if graph.state_unknown is not None:
+            # Whatever the node declares or returns, no key of it can be compared with a channel.
+            status, reason, category = "unchecked", graph.state_unknown, None
         entry = NodeCoverage(node.name, location, status, reason, category)
         graph.nodes[(location, node.name)] = entry
-        if not from_body:
+        if status != "body":
             return None
         declared = declared_return(return_type, api)
-        return NodeRecord(graph.nodes, (location, node.name), declared, through(node))
+        return NodeRecord(
+            graph.nodes, (location, node.name), declared, through(node), _read_where(reached)
+        )
 
     def functional(
         self,
@@ -279,7 +308,10 @@ class CoverageRecorder:
         its callers.)"""
         self._attach_tasks()
         uncalled = (workflows.UNCALLED_TASKS,)
-        for key in [key for key in self.graphs if isinstance(key, tuple) and key and key != uncalled]:
+        for key in [
+            key for key in self.graphs
+            if isinstance(key, tuple) and key and key != uncalled and not key[0].startswith("<")
+        ]:
             state = key[0].partition("@")[0]
             declaring = [
                 graph
@@ -302,6 +334,8 @@ class CoverageRecorder:
         counts: dict[str, int] = {
             status: sum(graph.count(status) for graph in graphs) for status in NODE_STATUSES
         }
+        # An agent whose hooks are not known is one node not checked, as the coverage line counts it.
+        counts["unchecked"] += sum(bool(graph.agent and graph.unresolved) for graph in graphs)
         return {
             "graphs": len(self.graphs),
             "nodes": sum(counts.values()),
@@ -313,19 +347,34 @@ class CoverageRecorder:
     def coverage(self) -> Coverage:
         """What ``lgstate check`` says of the run: the nodes checked, and why the others are not."""
         self._merge_undeclared()
-        nodes = [node for graph in self.graphs.values() for node in graph.nodes.values()]
         by_category: dict[str, int] = {}
-        for node in nodes:
-            if node.status in ("unchecked", "opaque"):
-                category = node.category or "no signature"
-                by_category[category] = by_category.get(category, 0) + 1
+        nodes = checked = from_bodies = typed_any = apart = 0
+        for graph in self.graphs.values():
+            if graph.state_unknown is not None:
+                # Their keys cannot be checked: counted apart, and named beside the share.
+                apart += len(graph.nodes)
+                continue
+            for node in graph.nodes.values():
+                nodes += 1
+                typed_any += node.any_values
+                if node.status in ("unchecked", "opaque"):
+                    category = node.category or "no signature"
+                    by_category[category] = by_category.get(category, 0) + 1
+                else:
+                    checked += 1
+                    from_bodies += node.status == "body"
+            if graph.agent and graph.unresolved:
+                # Its hooks are not known: one unknown at least, so the share never says more.
+                nodes += 1
+                by_category["unresolved agent"] = by_category.get("unresolved agent", 0) + 1
         order = list(NOT_CHECKED)
         return Coverage(
-            nodes=len(nodes),
-            checked=sum(node.status in ("checked", "body") for node in nodes),
-            from_bodies=sum(node.status == "body" for node in nodes),
+            nodes=nodes,
+            checked=checked,
+            from_bodies=from_bodies,
             not_checked=dict(sorted(by_category.items(), key=lambda item: order.index(item[0]))),
-            values_typed_any=sum(node.any_values for node in nodes),
+            values_typed_any=typed_any,
+            unknown_state=apart,
         )
 
 
@@ -338,18 +387,27 @@ class Coverage(NamedTuple):
     from_bodies: int
     not_checked: dict[str, int]
     values_typed_any: int  # in the bodies read
+    # Nodes of graphs whose state is not known (a type variable): counted apart, their keys unread.
+    unknown_state: int = 0
 
     def percent(self) -> float:
-        """The share of nodes checked; 100 with no node at all, as coverage.py counts a run with
-        no statement (nothing to check is not a gap)."""
-        return 100.0 * self.checked / self.nodes if self.nodes else 100.0
+        """The share of nodes checked, the nodes of graphs of unknown state counted as not
+        checked (their keys are not); 100 with no node at all, as coverage.py counts a run with no
+        statement (nothing to check is not a gap)."""
+        every = self.nodes + self.unknown_state
+        return 100.0 * self.checked / every if every else 100.0
 
     def line(self) -> str:
         """``nodes checked 7/8 (from bodies 2); not checked: 1 defined in another module; see
         lgstate report``."""
         line = f"nodes checked {self.checked}/{self.nodes} (from bodies {self.from_bodies})"
+        if self.unknown_state:
+            line += (
+                f"; {plural(self.unknown_state, 'node')} of graphs whose state is not known"
+                " (a type variable), counted apart"
+            )
         if not self.not_checked:
-            return line
+            return line if not self.unknown_state else f"{line}; see lgstate report"
         kinds = ", ".join(
             f"{count} {NOT_CHECKED[category].one if count == 1 else NOT_CHECKED[category].many}"
             for category, count in self.not_checked.items()
@@ -365,6 +423,7 @@ class Coverage(NamedTuple):
             "not_checked": self.not_checked,
             "percent": round(self.percent(), 1),
             "values_typed_any": self.values_typed_any,
+            **({"unknown_state": self.unknown_state} if self.unknown_state else {}),
             "summary": self.line(),
         }
 
@@ -397,7 +456,24 @@ def _new_graph(
     )
     channels = graph_channels(infos)
     names = tuple(sorted(channels[0])) if channels is not None else ()
-    return GraphCoverage(declared_at, schemas, names)
+    variable = _state_variable(graph_type) if not infos else None
+    unknown = (
+        f"its state is the type variable {variable}, so its channels are not known"
+        if variable is not None
+        else None
+    )
+    return GraphCoverage(declared_at, schemas, names, state_unknown=unknown)
+
+
+def _state_variable(graph_type: Type) -> str | None:
+    """The type variable a graph's type names as its state (``StateGraph[S]`` in a generic
+    function), whose channels no check can know."""
+    proper = get_proper_type(graph_type)
+    if isinstance(proper, Instance) and proper.args:
+        state = get_proper_type(proper.args[0])
+        if isinstance(state, TypeVarLikeType):
+            return state.name
+    return None
 
 
 # The role of each ``StateGraph(...)`` argument that names a schema (``input`` / ``output``: the
@@ -431,7 +507,12 @@ def _builder_location(api: TypeChecker, ctx: MethodContext) -> Location | None:
     call = ctx.context
     if not isinstance(call, CallExpr) or not isinstance(call.callee, MemberExpr):
         return None
-    receiver = call.callee.expr
+    return _receiver_location(api, call.callee.expr)
+
+
+def _receiver_location(api: TypeChecker, receiver: Expression) -> Location | None:
+    """Where the builder ``receiver`` names was made: its ``StateGraph(...)`` call, or the
+    assignment of its variable."""
     while isinstance(receiver, CallExpr) and isinstance(receiver.callee, MemberExpr):
         receiver = receiver.callee.expr  # a chained call on the builder returns the builder
     if isinstance(receiver, CallExpr):
@@ -504,9 +585,29 @@ def _roles(graph_type: Type) -> dict[str, tuple[str, ...]]:
     return roles
 
 
+def _read_where(reached: Reached | None) -> str:
+    """Where a node's body was read from, when not (only) here: ``, in app/nodes.py, through
+    build_update() in app/helpers.py``."""
+    if reached is None or not reached.followed:
+        return ""
+    first, *rest = reached.followed
+    words = f", in {first.path}" if first.path is not None else ""
+    seen = {first.function}
+    through: list[str] = []
+    for origin in rest:
+        if origin.function in seen:
+            continue
+        seen.add(origin.function)
+        through.append(f"{origin.name}()" + (f" in {origin.path}" if origin.path else ""))
+    if through:
+        words += ", through " + ", ".join(through)
+    return words
+
+
 class NodeRecord:
-    """A node the checks read from its body, once its module is checked: they say whether they read
-    it (``read``) or why not (``not_read``). Until then it is unchecked."""
+    """A node the checks read from its body, here once its module is checked or from summaries:
+    they say whether they read it (``read``) or why not (``not_read``). Until then it is
+    unchecked."""
 
     def __init__(
         self,
@@ -514,11 +615,13 @@ class NodeRecord:
         key: tuple[Location, str],
         declared: str,
         through: str = "",
+        where: str = "",
     ) -> None:
         self._nodes = nodes
         self._key = key
         self._declared = declared
         self._through = through  # " (decorated with @traced, ...)", or ""
+        self._where = where  # ", in app/nodes.py, through helper() in app/helpers.py", or ""
         nodes[key] = nodes[key]._replace(
             status="unchecked",
             reason=f"{declared}, and its body was not read{through}",
@@ -530,18 +633,25 @@ class NodeRecord:
         the checks trust (``lgstate-any`` reports them when it is enabled)."""
         typed_any = f", {plural(any_values, 'value')} typed Any" if any_values else ""
         self._nodes[self._key] = self._nodes[self._key]._replace(
-            status="body", reason=f"read from its body{typed_any}{self._through}", category=None,
+            status="body",
+            reason=f"read from its body{self._where}{typed_any}{self._through}",
+            category=None,
             any_values=any_values,
         )
 
-    def not_read(self) -> None:
-        """The body does not tell what the node returns: it returns a dict built elsewhere."""
-        reason = (
-            f"{self._declared}, and its body returns a dict built elsewhere: return a dict display"
-            f' ({{"key": value}}) or {DECLARE}{self._through}'
+    def not_read(self, why: str) -> None:
+        """The body does not tell all the node returns: ``why``."""
+        inferred = "inference" in why
+        fix = (
+            "declare the types of the values it writes" if inferred
+            else f'return a dict display ({{"key": value}}) or {DECLARE}'
         )
+        where = self._where.removeprefix(",")
+        reason = f"{self._declared}, and its body{where} is not read whole: {why}: {fix}{self._through}"
         self._nodes[self._key] = self._nodes[self._key]._replace(
-            status="unchecked", reason=reason, category="built elsewhere"
+            status="unchecked",
+            reason=reason,
+            category="inferred" if inferred else "built elsewhere",
         )
 
 

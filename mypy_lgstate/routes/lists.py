@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import Final, NamedTuple
 
 from mypy.nodes import (
+    ARG_POS,
     GDEF,
     LDEF,
     AssignmentStmt,
@@ -26,6 +27,7 @@ from mypy.nodes import (
     Decorator,
     Expression,
     ExpressionStmt,
+    FakeInfo,
     ForStmt,
     FuncDef,
     FuncItem,
@@ -44,6 +46,7 @@ from mypy.nodes import (
     Statement,
     TryStmt,
     TupleExpr,
+    TypeInfo,
     Var,
     WhileStmt,
     WithStmt,
@@ -69,10 +72,23 @@ class Listed(NamedTuple):
 
     items: list[Item]
     unresolved: list[str]
+    # Recording a summary (``deferring``): the calls of other modules' functions and the parameters
+    # whose lists the function returns, for the module that reads the summary.
+    deferred: list[Expression]
 
 
-# A function of another module that returns the list: the items its module recorded, or None.
-Elsewhere = Callable[[FuncDef], "list[Expression] | None"]
+class Recorded(NamedTuple):
+    """The middleware of the lists a function of another module returns, as its module recorded
+    them: each item (a name bound to what it names), the indexes of the parameters whose lists it
+    returns, and why the rest is not known."""
+
+    items: list[Expression]
+    parameters: list[int]
+    unresolved: list[str]
+
+
+# A function of another module that returns the list: what its module recorded, or None.
+Elsewhere = Callable[[FuncDef], "Recorded | None"]
 
 
 def listed(
@@ -87,23 +103,38 @@ def listed(
     some are not known (``what`` names the list in those reasons: "the middleware list")."""
     reader = _Reader(tree, what, elsewhere)
     reader.list_items(expr, scope, before, DEPTH, in_call=True)
-    return Listed(reader.items, reader.unresolved)
+    return Listed(reader.items, reader.unresolved, [])
 
 
-def returned_items(function: FuncDef, tree: MypyFile, what: str) -> Listed:
-    """The items of every list ``function`` (of ``tree``) returns."""
-    reader = _Reader(tree, what, None)
+def returned_items(
+    function: FuncDef, tree: MypyFile, what: str, *, deferring: bool = False
+) -> Listed:
+    """The items of every list ``function`` (of ``tree``) returns. ``deferring``: a call of another
+    module's function, or a parameter of ``function``, is kept as it is (``Listed.deferred``)."""
+    reader = _Reader(tree, what, None, deferring=function if deferring else None)
     reader.returns(function, DEPTH)
-    return Listed(reader.items, reader.unresolved)
+    return Listed(reader.items, reader.unresolved, reader.deferred)
 
 
 class _Reader:
-    def __init__(self, tree: MypyFile, what: str, elsewhere: Elsewhere | None) -> None:
+    def __init__(
+        self,
+        tree: MypyFile,
+        what: str,
+        elsewhere: Elsewhere | None,
+        *,
+        deferring: FuncDef | None = None,
+    ) -> None:
         self.tree = tree
         self.what = what
         self.elsewhere = elsewhere
+        self.deferring = deferring
         self.items: list[Item] = []
         self.unresolved: list[str] = []
+        self.deferred: list[Expression] = []
+        # The parameters of the functions of this module being followed, bound to the arguments of
+        # the call that is followed (``normalize(build(cfg))``): where to read their lists.
+        self.bound: dict[Var, tuple[Expression, Scope, int]] = {}
 
     def list_items(
         self, expr: Expression, scope: Scope, before: int, depth: int, *, in_call: bool = False
@@ -127,6 +158,8 @@ class _Reader:
             self.comprehension(expr, scope, before, depth)
         elif isinstance(expr, NameExpr) and isinstance(expr.node, Var):
             self.variable(expr, scope, before, depth)
+        elif isinstance(expr, MemberExpr) and _self_of(expr, scope) is not None:
+            self.attribute(expr, scope, depth)
         elif (
             isinstance(expr, CallExpr)
             and isinstance(expr.callee, RefExpr)
@@ -135,7 +168,7 @@ class _Reader:
         ):
             self.list_items(expr.args[0], scope, before, depth - 1)  # ``list(base)``: a copy
         elif isinstance(expr, CallExpr) and isinstance(expr.callee, RefExpr):
-            self.helper(expr.callee, depth)
+            self.helper(expr, expr.callee, scope, before, depth)
         else:
             self.unresolved.append(f"{self.what} is built by an expression not followed")
 
@@ -145,21 +178,22 @@ class _Reader:
         generator = expr.generator
         index = generator.indices[0] if len(generator.indices) == 1 else None
         made = generator.left_expr
-        called = isinstance(made, CallExpr) and not made.args
-        if called:
-            assert isinstance(made, CallExpr)
-            made = made.callee
+        call = made if isinstance(made, CallExpr) else None
+        if call is not None:
+            made = call.callee
         if not (isinstance(index, NameExpr) and isinstance(made, NameExpr) and made.node is index.node):
             self.unresolved.append(f"{self.what} is built by a comprehension not followed")
             return
-        source = _Reader(self.tree, self.what, self.elsewhere)
+        source = _Reader(self.tree, self.what, self.elsewhere, deferring=self.deferring)
+        source.bound = self.bound
         source.list_items(generator.sequences[0], scope, before, depth - 1)
         self.unresolved.extend(source.unresolved)
+        self.deferred.extend(source.deferred)
         for item in source.items:
-            if called:
-                call = CallExpr(item.expr, [], [], [])
-                call.set_line(item.expr)
-                self.items.append(Item(call, False))
+            if call is not None:  # ``cls(settings)`` for each class: an instance of each
+                made_call = CallExpr(item.expr, call.args, call.arg_kinds, call.arg_names)
+                made_call.set_line(item.expr)
+                self.items.append(Item(made_call, False))
             else:
                 self.items.append(Item(item.expr, False))
 
@@ -168,6 +202,15 @@ class _Reader:
         before the call (a module-level list used in a function: the whole module)."""
         var = name.node
         assert isinstance(var, Var)
+        bound = self.bound.get(var)
+        if bound is not None:  # a parameter of a helper being followed: its argument
+            self.list_items(bound[0], bound[1], bound[2], depth - 1)
+            return
+        if self.deferring is not None and any(
+            arg.variable is var for arg in self.deferring.arguments
+        ):
+            self.deferred.append(name)  # the list the function is given: its caller's
+            return
         tree = self.tree
         if name.kind == GDEF and var.fullname.rpartition(".")[0] == tree.fullname:
             if scope is not tree:
@@ -189,6 +232,42 @@ class _Reader:
         if not found:
             self.unresolved.append(f'{self.what} "{name.name}" is not assigned in this scope')
 
+    def attribute(self, expr: MemberExpr, scope: Scope, depth: int) -> None:
+        """``self.middleware``: what every method of the class assigns to it, appends to it and
+        extends it with (a subagent executor builds its list in ``__init__``, conditionally)."""
+        info = _self_of(expr, scope)
+        assert info is not None
+        found = False
+        for method in _methods(info):
+            if not method.arguments:
+                continue
+            owner = method.arguments[0].variable
+            for stmt in statements(method.body.body):
+                if isinstance(stmt, AssignmentStmt) and any(
+                    _is_attribute(lvalue, owner, expr.name) for lvalue in stmt.lvalues
+                ):
+                    self.list_items(stmt.rvalue, method, stmt.line, depth - 1)
+                    found = True
+                elif (
+                    isinstance(stmt, OperatorAssignmentStmt)
+                    and stmt.op == "+"
+                    and _is_attribute(stmt.lvalue, owner, expr.name)
+                ):
+                    self.list_items(stmt.rvalue, method, stmt.line, depth - 1)
+                elif (
+                    isinstance(stmt, ExpressionStmt)
+                    and isinstance(stmt.expr, CallExpr)
+                    and isinstance(stmt.expr.callee, MemberExpr)
+                    and _is_attribute(stmt.expr.callee.expr, owner, expr.name)
+                    and stmt.expr.args
+                ):
+                    if stmt.expr.callee.name in ("append", "insert"):
+                        self.items.append(Item(stmt.expr.args[-1], False))
+                    elif stmt.expr.callee.name == "extend":
+                        self.list_items(stmt.expr.args[0], method, stmt.line, depth - 1)
+        if not found:
+            self.unresolved.append(f'{self.what} "self.{expr.name}" is not assigned in its class')
+
     def method_call(self, expr: Expression, var: Var, scope: Scope, depth: int) -> None:
         """``items.append(x)``, ``.insert(0, x)``, ``.extend([...])``."""
         if not (
@@ -205,17 +284,31 @@ class _Reader:
         elif method == "extend":
             self.list_items(expr.args[0], scope, expr.line, depth - 1)
 
-    def helper(self, callee: RefExpr, depth: int) -> None:
-        """A function that returns the list: each ``return`` it has, when it is this module's; what
-        its module recorded, when it is another's."""
+    def helper(
+        self, call: CallExpr, callee: RefExpr, scope: Scope, before: int, depth: int
+    ) -> None:
+        """A function that returns the list: each ``return`` it has, when it is this module's (its
+        parameters read as the call's arguments); what its module recorded, when it is another's."""
         node = callee.node.func if isinstance(callee.node, Decorator) else callee.node
         function = node if isinstance(node, FuncDef) else None
+        arguments = _positional(call)
         if function is not None and _defined_in(function, self.tree) and function.body.body:
+            for argument, given in zip(function.arguments, arguments):
+                self.bound[argument.variable] = (given, scope, before)
             self.returns(function, depth)
             return
+        if self.deferring is not None and function is not None:
+            self.deferred.append(call)  # read from its own module's summary by the reader
+            return
         recorded = self.elsewhere(function) if self.elsewhere and function is not None else None
-        if recorded is not None:
-            self.items.extend(Item(item, False) for item in recorded)
+        if recorded is not None and function is not None:
+            self.items.extend(Item(item, False) for item in recorded.items)
+            self.unresolved.extend(recorded.unresolved)
+            for index in recorded.parameters:
+                if index < len(arguments):
+                    self.list_items(arguments[index], scope, before, depth - 1)
+                else:
+                    self.unresolved.append(f"{self.what} is given to {function.name}() by keyword")
             return
         name = callee.fullname or (callee.name if isinstance(callee, (NameExpr, MemberExpr)) else "")
         self.unresolved.append(f"{self.what} comes from {name}(), whose body is not in this module")
@@ -224,6 +317,42 @@ class _Reader:
         for stmt in statements(function.body.body):
             if isinstance(stmt, ReturnStmt) and stmt.expr is not None:
                 self.list_items(stmt.expr, function, stmt.line + 1, depth - 1)
+
+
+def _self_of(expr: MemberExpr, scope: Scope) -> TypeInfo | None:
+    """The class of a method's ``self``, when ``expr`` is ``self.attribute`` in that method."""
+    if not (isinstance(scope, FuncDef) and isinstance(expr.expr, NameExpr)):
+        return None
+    info = scope.info
+    if isinstance(info, FakeInfo) or not scope.arguments or scope.is_static:
+        return None
+    return info if expr.expr.node is scope.arguments[0].variable else None
+
+
+def _methods(info: TypeInfo) -> Iterator[FuncDef]:
+    for stmt in info.defn.defs.body:
+        if isinstance(stmt, Decorator):
+            stmt = stmt.func
+        if isinstance(stmt, FuncDef):
+            yield stmt
+
+
+def _is_attribute(expr: Expression, owner: Var, name: str) -> bool:
+    return (
+        isinstance(expr, MemberExpr)
+        and expr.name == name
+        and isinstance(expr.expr, NameExpr)
+        and expr.expr.node is owner
+    )
+
+
+def _positional(call: CallExpr) -> list[Expression]:
+    found = []
+    for arg, kind in zip(call.args, call.arg_kinds):
+        if kind != ARG_POS:
+            break
+        found.append(arg)
+    return found
 
 
 def _defined_in(function: FuncDef, tree: MypyFile) -> bool:

@@ -3,7 +3,7 @@ code (docs/discovery.md, "Middleware lists built in code"): the list is followed
 being checked (``lists``), and each item's class is read from its declaration (``Budget()`` names the
 class ``Budget``; a decorator-made middleware ``audit`` is a name with its declared type), never from
 the inferred types of other statements. A helper of another module is read from what its module
-recorded of the lists it returns (``shaped_nodes``); one that records nothing keeps the list's
+recorded of the lists it returns (its summary, ``exported``); one that records nothing keeps the list's
 declared item type, and the reason goes to ``lgstate report``.
 """
 

@@ -17,7 +17,7 @@ from mypy.nodes import CallExpr, Decorator, Expression, MemberExpr, NameExpr, Re
 from mypy.types import AnyType, Instance, Type, TypeOfAny, get_proper_type
 
 from mypy_lgstate.core.libraries import is_library
-from mypy_lgstate.routes import bodies, discovery, exported, shaped_nodes, sites
+from mypy_lgstate.routes import bodies, discovery, sites
 
 # "checked": from its declared return type; "body": from what its body returns (``bodies``).
 NodeStatus = Literal["checked", "body", "unchecked", "opaque"]
@@ -40,6 +40,9 @@ NOT_CHECKED: Final[dict[str, Category]] = {
     "built elsewhere": Category(
         "returning a dict built elsewhere", "returning a dict built elsewhere"
     ),
+    "inferred": Category(
+        "with values only mypy's inference types", "with values only mypy's inference types"
+    ),
     "loose": Category("typed loosely, with no body to read", "typed loosely, with no body to read"),
     "unread": Category("whose body was not read", "whose body was not read"),
     "library": Category("of an installed library", "of installed libraries"),
@@ -48,7 +51,12 @@ NOT_CHECKED: Final[dict[str, Category]] = {
     "prebuilt": Category("prebuilt node", "prebuilt nodes"),
     "runnable": Category("Runnable", "Runnables"),
     "no signature": Category("with no call signature", "with no call signature"),
+    # Not nodes: an agent whose middleware list is not resolved, whose hooks are not known.
+    "unresolved agent": Category(
+        "agent whose middleware is not known", "agents whose middleware is not known"
+    ),
 }
+UNTYPED: Final = "mypy does not check an unannotated function: annotate it or set check_untyped_defs"
 
 
 DECLARE: Final = "declare its update type (a TypedDict)"
@@ -65,41 +73,29 @@ def through(node: sites.Node) -> str:
     """``add_node("n", traced(fn))``: the node is ``fn`` (``builders.registered_node``)."""
     if node.through is None:
         return ""
-    return f" ({node.through}, whose result is typed Any)"
+    return f" ({node.through})"
 
 
 def node_status(
     node: sites.Node,
     return_type: Type | None,
     api: TypeChecker,
-    from_body: bool,
-    elsewhere: exported.Elsewhere | None,
+    read: bool,
 ) -> tuple[NodeStatus, str | None, str | None]:
+    """``read``: its body is read, here or from summaries (``coverage.NodeRecord`` says how far)."""
     if return_type is None:
         return ("opaque", *_opaque_reason(node, api))
-    if from_body:
-        return "body", None, None  # unchecked until read (NodeRecord)
-    if elsewhere is not None and not elsewhere.recorded.why:
-        return "body", f"read from its body, in {elsewhere.path}", None
     if not sites.update_shape(return_type, node.name).untyped:
         return "checked", None, None
+    if read:
+        return "body", None, None  # unchecked until read (NodeRecord)
     declared = declared_return(return_type, api)
-    if elsewhere is not None:
-        why = elsewhere.recorded.why
-        reason = f"{declared}, and its body in {elsewhere.path} is not read: {shaped_nodes.WHY[why]}"
-        return "unchecked", reason, "unannotated" if why == "untyped" else "other module"
     defn = bodies.definition(node)
     module = bodies.module_of(defn) if defn is not None else None
     if module is not None and module != api.tree.fullname:
         file = api.modules.get(module)
         if file is None or is_library(file.path):
             return "unchecked", f"{declared}, and its body is in an installed library", "library"
-        path = api.msg.errors.simplify_path(file.path)
-        reason = (
-            f"{declared}, and its body in {path} is not read: name its first parameter state,"
-            f" or {DECLARE}"
-        )
-        return "unchecked", reason, "other module"
     if defn is None and _defined_elsewhere(node, api):
         reason = (
             f"{declared}, and it is defined in another module, whose body is not read here:"
@@ -107,7 +103,7 @@ def node_status(
         )
         return "unchecked", reason, "other module"
     if defn is not None and defn.is_dynamic() and not api.options.check_untyped_defs:
-        return "unchecked", f"{declared}: {shaped_nodes.WHY['untyped']}", "unannotated"
+        return "unchecked", f"{declared}: {UNTYPED}", "unannotated"
     reason = f"{declared}, and no body of it can be read: {DECLARE}"
     return "unchecked", reason, "loose"
 

@@ -14,7 +14,7 @@ of the call's own arguments come from the checker's type map, where mypy put the
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, Protocol
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
@@ -83,6 +83,9 @@ class Node(NamedTuple):
     # with @traced"), by a wrapper whose result says nothing of what the node writes: the node is
     # the function it wraps.
     through: str | None = None
+    # The wrapper: its call (``traced(fn)``), or the decorated function (``@traced``), whose body
+    # tells what the node returns when its summary is read (``reach``).
+    wrapper: Expression | None = None
 
 
 def node_return_type(node_type: Type) -> Type | None:
@@ -240,6 +243,15 @@ CHANNEL_TYPE_WRITERS: Final = {
 }
 
 
+class TypeMap(Protocol):
+    """Where the types of a write's expressions are read: the checker's type map, or the types of
+    an update rebuilt from a summary (``reach.Typer``)."""
+
+    def lookup_type_or_none(self, node: Expression) -> Type | None: ...
+
+    def named_generic_type(self, name: str, args: list[Type]) -> Instance: ...
+
+
 class Value(NamedTuple):
     """One value to check at a write site: its path, the expression it came from, and its type."""
 
@@ -249,7 +261,7 @@ class Value(NamedTuple):
     shown: Type | None = None  # the type to name in messages, when ``type`` is a hollow container
 
 
-def values_of(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
+def values_of(expr: Expression, path: str, api: TypeMap) -> Iterator[Value]:
     """The values inside ``expr``: the items of displays (recursively), else the expression itself.
 
     A set or tuple display is also a value of its own (JSON has no set; a tuple comes back as a
@@ -330,7 +342,7 @@ def _pair_value(typ: Type | None) -> Type | None:
 _PAIR_SEQUENCES: Final = frozenset({"builtins.list", "builtins.tuple", "typing.Sequence"})
 
 
-def _display_type(expr: TupleExpr | SetExpr, inferred: Type, api: TypeChecker) -> Type:
+def _display_type(expr: TupleExpr | SetExpr, inferred: Type, api: TypeMap) -> Type:
     """The type to name for a set or tuple display: from its items' own types. Passed where
     LangGraph expects ``Any``, a display is inferred with ``Any`` items (``set[Any]``)."""
     items = [api.lookup_type_or_none(item) for item in expr.items]
@@ -354,7 +366,7 @@ def _hollow(container: Type) -> Type:
     return container
 
 
-def _typed(expr: Expression, path: str, api: TypeChecker) -> Iterator[Value]:
+def _typed(expr: Expression, path: str, api: TypeMap) -> Iterator[Value]:
     typ = api.lookup_type_or_none(expr)
     if typ is not None:
         yield Value(path, expr, typ)

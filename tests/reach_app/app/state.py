@@ -14,3 +14,4 @@ class ResearchState(TypedDict):
     sources: Annotated[list[str], operator.add]
     summary: NotRequired[str]
     enriched: NotRequired[bool]
+    deployed: NotRequired[str]

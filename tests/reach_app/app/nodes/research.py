@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from app.nodes.deploy import developer_deploy
 from app.state import ResearchState
 
 
@@ -17,3 +18,7 @@ def search(state: ResearchState) -> dict[str, Any]:
 
 def summarize(state: ResearchState) -> dict[str, Any]:
     return {"summary": " ".join(state["sources"])}
+
+
+async def deploy(state: ResearchState) -> dict[str, Any]:
+    return await developer_deploy(state)

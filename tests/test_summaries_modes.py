@@ -1,12 +1,13 @@
-"""Nodes defined in another module than their ``add_node`` (``pkg/nodes.py`` + ``pkg/graph.py``) give
-the same diagnostics in every mode: cold, warm after an edit to any one module, parallel
-(``--num-workers``), and the daemon.
+"""A node read through a helper two modules away gives the same diagnostics in every mode: cold,
+warm after an edit to any one module, parallel (``--num-workers``), and the daemon.
 
-Their values are checked in ``pkg/nodes.py`` once that module is checked, and the keys they return
-are compared with the graph's channels in ``pkg/graph.py``, from what ``pkg/nodes.py`` recorded in its
-interface (``mypy_lgstate/routes/shaped_nodes.py``). The edits: ``stamp()``'s return type (a module the
-bodies use: the daemon rechecks the two bodies alone), a key the node returns (the record changes, so
-the graph's module is checked again), and a channel added to the state.
+``pkg/graph.py`` registers ``nodes.deploy``, which returns ``await developer_deploy(state)``
+(``pkg/deploy.py``), which returns ``await agent.invoke(state)``, a method of ``DeveloperAgent``
+(``pkg/agents.py``), whose returned dict holds ``stamp()`` (``pkg/helpers.py``). Each module records
+the summary of its functions in its interface (``mypy_lgstate/routes/summaries.py``), and the
+graph's module follows them from the registration. The edits: ``stamp()``'s return type (a
+declaration the summary names), a key the agent returns (the agents module's summary changes), a
+channel added to the state, and a helper whose dict nothing registers, which stays silent.
 """
 
 from __future__ import annotations
@@ -28,55 +29,63 @@ def stamp() -> tuple[int, int]:
 """
 
 STATE = """\
-import operator
-from typing import Annotated
-
 from typing_extensions import TypedDict
 
 
 class State(TypedDict):
     title: str
-    tags: Annotated[list[str], operator.add]
+    tags: list[str]
 """
 STATE_EDITED = STATE + "    subtitle: str\n"
+
+AGENTS = """\
+from typing import Any
+
+from pkg.helpers import stamp
+
+
+class DeveloperAgent:
+    async def invoke(self, state: Any) -> dict[str, Any]:
+        return {"title": stamp()}
+
+
+def collect_data(state: Any) -> dict[str, object]:
+    # Shaped like a node, and no graph registers it: nothing is said about it.
+    return {"title": (1, 2), "tags": {"a"}}
+"""
+AGENTS_EDITED = AGENTS.replace('{"title": stamp()}', '{"title": stamp(), "subtitle": ""}')
+
+DEPLOY = """\
+from typing import Any
+
+from pkg.agents import DeveloperAgent
+
+agent = DeveloperAgent()
+
+
+async def developer_deploy(state: Any) -> dict[str, Any]:
+    return await agent.invoke(state)
+"""
 
 NODES = """\
 from typing import Any
 
-from pkg.helpers import stamp
+from pkg.deploy import developer_deploy
 from pkg.state import State
 
 
-def title(state: State) -> dict[str, Any]:
-    return {"title": stamp()}
-
-
-def tag(state: State) -> dict[str, Any]:
-    update: dict[str, Any] = {"tags": ["a"]}
-    update["title"] = stamp()
-    return update
-
-
-def prompt_vars(state: State) -> dict[str, Any]:
-    # A helper: its module calls it, and its dict goes to a prompt, never to the checkpoint.
-    return {"title": stamp(), "pair": (1, 2)}
-
-
-def summary(state: State) -> str:
-    return str(prompt_vars(state))
+async def deploy(state: State) -> dict[str, Any]:
+    return await developer_deploy(state)
 """
-NODES_EDITED = NODES.replace('{"title": stamp()}', '{"title": stamp(), "subtitle": ""}')
 
 GRAPH = """\
 from langgraph.graph import StateGraph
 
 from pkg import nodes
-from pkg.nodes import title
 from pkg.state import State
 
 builder = StateGraph(State)
-builder.add_node("title", title)
-builder.add_node("tag", nodes.tag)
+builder.add_node("deploy", nodes.deploy)
 graph = builder.compile()
 """
 
@@ -84,19 +93,16 @@ LOSSY = (
     "the msgpack serializer writes it, but it comes back as list. Fix: store a list and declare it "
     "as list[...]  [lgstate-lossy]"
 )
-TITLE_LINE = line_of(NODES, '{"title": stamp()')
-TAG_LINE = line_of(NODES, 'update["title"]')
-ADD_TITLE_LINE = line_of(GRAPH, 'add_node("title"')
+ITEM_LINE = line_of(AGENTS, '{"title": stamp()')
+ADD_LINE = line_of(GRAPH, 'add_node("deploy"')
 
 CLEAN: list[str] = []
-TUPLES = sorted(
-    [
-        f'pkg/nodes.py:{TITLE_LINE}: error: title().title is "tuple[int, int]": {LOSSY}',
-        f'pkg/nodes.py:{TAG_LINE}: error: tag().title is "tuple[int, int]": {LOSSY}',
-    ]
-)
+TUPLE = [
+    f'pkg/graph.py:{ADD_LINE}: error: DeveloperAgent.invoke().title (pkg/agents.py:{ITEM_LINE})'
+    f' is "tuple[int, int]": {LOSSY}'
+]
 UNKNOWN_SUBTITLE = [
-    f'pkg/graph.py:{ADD_TITLE_LINE}: error: Node "title" (pkg/nodes.py:{TITLE_LINE}) returns key'
+    f'pkg/graph.py:{ADD_LINE}: error: Node "deploy" (pkg/agents.py:{ITEM_LINE}) returns key'
     ' "subtitle", which is not a channel of graph state "State": LangGraph drops it silently. Fix:'
     ' add "subtitle" to "State", or remove it from the returned dict  [lgstate-unknown-key]'
 ]
@@ -109,6 +115,8 @@ def create(root: Path) -> Project:
         "pkg/__init__.py": "",
         "pkg/helpers.py": HELPERS,
         "pkg/state.py": STATE,
+        "pkg/agents.py": AGENTS,
+        "pkg/deploy.py": DEPLOY,
         "pkg/nodes.py": NODES,
         "pkg/graph.py": GRAPH,
         "mypy.ini": CONFIG,
@@ -117,27 +125,27 @@ def create(root: Path) -> Project:
 
 @pytest.fixture(scope="module")
 def cold(tmp_path_factory: pytest.TempPathFactory) -> Project:
-    project = create(tmp_path_factory.mktemp("shaped-cold"))
+    project = create(tmp_path_factory.mktemp("summaries-cold"))
     assert project.mypy() == CLEAN
     return project
 
 
 def test_cold_and_warm_runs_after_edits_to_each_module(cold: Project, tmp_path: Path) -> None:
     project = cold.copy(tmp_path / "project")
-    project.write("pkg/helpers.py", HELPERS_TUPLE)  # a module the node bodies use
-    assert project.mypy() == TUPLES
-    fresh = create(tmp_path / "cold-tuples")
+    project.write("pkg/helpers.py", HELPERS_TUPLE)  # a declaration the agent's summary names
+    assert project.mypy() == TUPLE
+    fresh = create(tmp_path / "cold-tuple")
     fresh.write("pkg/helpers.py", HELPERS_TUPLE)
-    assert fresh.mypy() == TUPLES
+    assert fresh.mypy() == TUPLE
     project.write("pkg/helpers.py", HELPERS)
     assert project.mypy() == CLEAN
-    project.write("pkg/nodes.py", NODES_EDITED)  # the nodes' module: a key the graph lacks
+    project.write("pkg/agents.py", AGENTS_EDITED)  # the helper's module: a key the graph lacks
     assert project.mypy() == UNKNOWN_SUBTITLE
     project.write("pkg/state.py", STATE_EDITED)  # the state: now it is a channel
     assert project.mypy() == CLEAN
     project.write("pkg/state.py", STATE)
     assert project.mypy() == UNKNOWN_SUBTITLE
-    project.write("pkg/nodes.py", NODES)
+    project.write("pkg/agents.py", AGENTS)
     assert project.mypy() == CLEAN
 
 
@@ -146,8 +154,8 @@ def test_parallel_runs(cold: Project, tmp_path: Path) -> None:
         pytest.skip("this mypy has no --num-workers")
     project = cold.copy(tmp_path / "project")
     project.write("pkg/helpers.py", HELPERS_TUPLE)
-    assert project.mypy("-n", "2") == TUPLES
-    project.write("pkg/nodes.py", NODES_EDITED)
+    assert project.mypy("-n", "2") == TUPLE
+    project.write("pkg/agents.py", AGENTS_EDITED)
     project.write("pkg/helpers.py", HELPERS)
     assert project.mypy("-n", "2") == UNKNOWN_SUBTITLE
 
@@ -160,16 +168,15 @@ def daemon(tmp_path: Path) -> Iterator[Daemon]:
 def test_daemon_follows_edits_to_each_module(daemon: Daemon) -> None:
     project = daemon.project
     assert daemon.run() == CLEAN
-    # dmypy rechecks the two node bodies alone: no end-of-module moment.
     project.write("pkg/helpers.py", HELPERS_TUPLE)
-    assert daemon.run() == TUPLES
+    assert daemon.run() == TUPLE
     project.write("pkg/helpers.py", HELPERS)
     assert daemon.run() == CLEAN
-    project.write("pkg/nodes.py", NODES_EDITED)
+    project.write("pkg/agents.py", AGENTS_EDITED)
     assert daemon.run() == UNKNOWN_SUBTITLE
     project.write("pkg/state.py", STATE_EDITED)
     assert daemon.run() == CLEAN
     project.write("pkg/state.py", STATE)
     assert daemon.run() == UNKNOWN_SUBTITLE
-    project.write("pkg/nodes.py", NODES)
+    project.write("pkg/agents.py", AGENTS)
     assert daemon.run() == CLEAN
