@@ -26,7 +26,7 @@ import yaml
 import library_caches
 import mypy_lgstate
 from mypy_lgstate.cli import command as cli, findings, mypy_build
-from mypy_lgstate.routes.coverage import Coverage
+from mypy_lgstate.routes.coverage_records import Coverage
 from mypy_lgstate.core import lockfile
 from mypy_lgstate.core.config import LGStateConfig, load_config
 

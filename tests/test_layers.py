@@ -154,6 +154,19 @@ def test_no_module_imports_itself_back() -> None:
     assert cycles(ROOT / PACKAGE) == []
 
 
+# A module a reader can hold in mind: past this, it is split along a seam a reader would name.
+MAX_LINES = 600
+
+
+def test_no_module_is_over_the_size_a_reader_holds() -> None:
+    package = ROOT / PACKAGE
+    sizes = {
+        path.relative_to(package).as_posix(): len(path.read_text().splitlines())
+        for path in modules(package).values()
+    }
+    assert {name: size for name, size in sizes.items() if size > MAX_LINES} == {}
+
+
 def test_every_module_is_on_a_layer() -> None:
     package = ROOT / PACKAGE
     for path in modules(package).values():

@@ -42,8 +42,42 @@ from mypy.types import (
 from mypy_lgstate.checker.findings import UserClass
 from mypy_lgstate.checker.generics import is_parametrized
 from mypy_lgstate.core import rules
+from mypy_lgstate.core.config import LGStateConfig
+from mypy_lgstate.routes import discovery
 from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.schemas import instance_attributes
+
+
+class Allowlists:
+    """The allowlist the checks compare classes with: in strict msgpack mode, what ``compile()``
+    derives from a graph's classes (memoized per set of classes), or nothing with
+    ``derive_allowlist = false``; ``None`` in any other mode (no class is checked against one)."""
+
+    def __init__(self, config: LGStateConfig) -> None:
+        self.strict = config.profile == "msgpack" and config.strict_msgpack
+        self._derive = config.derive_allowlist
+        self._derived: dict[tuple[TypeInfo, ...], frozenset[str]] = {}
+
+    def forget(self) -> None:
+        self._derived.clear()
+
+    def of_schemas(self, schemas: Iterable[TypeInfo]) -> frozenset[str] | None:
+        """The allowlist of a graph whose classes are ``schemas``."""
+        if not self.strict:
+            return None
+        if not self._derive:
+            return frozenset()
+        key = tuple(schemas)
+        allowed = self._derived.get(key)
+        if allowed is None:
+            allowed = self._derived[key] = derive_allowlist(map(discovery.schema_type, key))
+        return allowed
+
+    def of_types(self, types: list[Type]) -> frozenset[str] | None:
+        """The allowlist derived from the types of an ``@entrypoint``'s values."""
+        if not self.strict:
+            return None
+        return derive_allowlist(types) if self._derive else frozenset()
 
 
 def derive_allowlist(schemas: Iterable[Type]) -> frozenset[str]:

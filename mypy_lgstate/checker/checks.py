@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from mypy.checker import TypeChecker
 from mypy.nodes import (
-    GDEF,
     CallExpr,
     ClassDef,
     Context,
@@ -24,22 +23,21 @@ from mypy.nodes import (
     FuncDef,
     MemberExpr,
     MypyFile,
-    NameExpr,
     RefExpr,
     SymbolNode,
     TypeInfo,
 )
 from mypy.options import Options
 from mypy.plugin import FunctionContext, MethodContext
-from mypy.types import CallableType, Instance, Type, TypeVarLikeType, get_proper_type
+from mypy.types import CallableType, Type
 
-from mypy_lgstate.checker import drift, sends, subgraph_inputs
-from mypy_lgstate.checker.allowlist import derive_allowlist
+from mypy_lgstate.checker import drift, registrations, sends, subgraph_inputs
+from mypy_lgstate.checker.allowlist import Allowlists
 from mypy_lgstate.checker.emit import Emitter
 from mypy_lgstate.checker.findings import Findings, outside
 from mypy_lgstate.checker.functional import FunctionalChecks
 from mypy_lgstate.checker.graphs import Graphs
-from mypy_lgstate.checker.pending_bodies import Body, Pending
+from mypy_lgstate.checker.pending_bodies import Pending
 from mypy_lgstate.checker.report import method_site
 from mypy_lgstate.checker.savers import Savers
 from mypy_lgstate.checker.tree_index import TreeIndex
@@ -88,8 +86,7 @@ class Checks:
         # What the modules of node functions defined elsewhere recorded of them.
         self._records = exported.Records(lookup)
         self._writes = Writes(self.walker, self._graphs, self._emit, self._records, lookup)
-        self._strict = config.profile == "msgpack" and config.strict_msgpack
-        self._allowlists: dict[tuple[TypeInfo, ...], frozenset[str]] = {}  # strict msgpack only
+        self._allowlists = Allowlists(config)
         # Each module's decorator calls and the functions they decorate.
         self._decorator_calls = TreeIndex(functional.decorated_functions)
         self._factories = TreeIndex(discovery.called_factories)  # reported at their calls
@@ -114,7 +111,7 @@ class Checks:
         """Drop what was memoized from classes (a new ``dmypy`` run: they may have been edited)."""
         self.walker.forget()
         self._graphs.forget()
-        self._allowlists.clear()
+        self._allowlists.forget()
         self._emit.forget()
         self._decorator_calls.clear()
         self._factories.clear()
@@ -150,7 +147,7 @@ class Checks:
                 return
         # ``Send`` imported from ``langgraph.constants`` (a module ``__getattr__``): mypy types it as
         # Any and fires no hook, but the call's payload has its types now.
-        allowed = self._allowlist(())
+        allowed = self._allowlists.of_schemas(())
         for payload in sends:
             self._writes.check_update(checker, payload, "Send.arg", "Send.arg", (), allowed, None, {})
 
@@ -192,7 +189,7 @@ class Checks:
         for problem in problems:  # line 1: the module the entry names (lgstate check: exit 2)
             checker.fail(option_error(config_file, "state_classes", problem), Context(line=1))
         for info in infos:
-            self._check_state_classes(checker, info, [info], self._allowlist([info]))
+            self._check_state_classes(checker, info, [info], self._allowlists.of_schemas([info]))
 
     def add_node(self, ctx: MethodContext) -> Type:
         api, graph = _checker(ctx), self._graphs.schemas(ctx.type)
@@ -203,22 +200,11 @@ class Checks:
         return self._builder_call(ctx, functools.partial(builders.added_by_add_node, tables=tables))
 
     def _table(self, api: TypeChecker, fullname: str) -> list[tuple[str, RefExpr]] | None:
-        """The functions of a node table of another module, as its module recorded them, each as a
-        reference bound to it; the record is what this check reads of that module."""
-        module = fullname.rpartition(".")[0]
-        self._emit.record_record_read(api, module)
+        """The functions of a node table of another module, as its module recorded them; the record
+        is what this check reads of that module."""
+        self._emit.record_record_read(api, fullname.rpartition(".")[0])
         rows = self._records.table(fullname)
-        if rows is None:
-            return None
-        found: list[tuple[str, RefExpr]] = []
-        for label, function in rows:
-            node = self.walker.lookup(function)
-            if node is None:
-                return None
-            ref = NameExpr(function.rpartition(".")[2])
-            ref.node, ref.fullname, ref.kind = node, function, GDEF
-            found.append((label, ref))
-        return found
+        return None if rows is None else registrations.table_functions(rows, self.walker.lookup)
 
     def add_sequence(self, ctx: MethodContext) -> Type:
         return self._builder_call(ctx, builders.added_by_add_sequence)
@@ -237,7 +223,7 @@ class Checks:
         scope = _scope(api)
         graph = self._graphs.schemas(ctx.type)
         added = added_by(ctx, scope, graph)
-        if not graph and _state_is_variable(ctx.type):
+        if not graph and registrations.state_is_variable(ctx.type):
             # ``StateGraph[S]`` in a generic function: no channel is known here. Its nodes are
             # checked where a registration helper is called with a builder of a known state
             # (``builder_helper``); the report lists them under a graph of unknown state.
@@ -259,25 +245,15 @@ class Checks:
         (``add_research_nodes(builder)``, declared ``(builder: StateGraph[S])``), called with a
         builder of a known state: the nodes its summary says it adds are this graph's."""
         api = _checker(ctx)
-        callee = ctx.context.callee if isinstance(ctx.context, CallExpr) else None
-        node = callee.node if isinstance(callee, RefExpr) else None
-        defn = node.func if isinstance(node, Decorator) else node
-        if not isinstance(defn, FuncDef):
-            return ctx.default_return_type
-        summary = self._writes.followed.summary(api, defn)
+        defn = registrations.helper_called(ctx)
+        summary = self._writes.followed.summary(api, defn) if defn is not None else None
         if summary is None or not summary.adds:
             return ctx.default_return_type
         for index, types in enumerate(ctx.arg_types):
             graph = self._graphs.schemas(types[0]) if len(types) == 1 else ()
             if not graph:
                 continue
-            nodes = [
-                added
-                for parameter, name, runs in summary.adds
-                if parameter == index
-                for added in [self._added_node(api, name, runs, ctx)]
-                if added is not None
-            ]
+            nodes = list(registrations.helper_nodes(ctx, summary.adds, index, self.walker.lookup, api))
             if not nodes:
                 continue
             builder = ctx.args[index][0]
@@ -287,36 +263,13 @@ class Checks:
             ]
             classes = tuple(dict.fromkeys((*graph, *inputs)))
             self._check_state(ctx, inputs, allowlist_from=classes)
-            channels = self._graphs.channel_names(classes)
-            self._emit.record_reads(api, Findings(touched=_class_names(classes)))
             record = (
                 functools.partial(recorder.node, ctx, graph, builder=builder)
                 if recorder is not None
                 else None
             )
-            self._check_node_returns(
-                api, ctx.context, nodes, channels, self._allowlist(classes), record, classes
-            )
+            self._check_graph_nodes(api, ctx.context, nodes, classes, self._allowlists.of_schemas(classes), record)
         return ctx.default_return_type
-
-    def _added_node(
-        self, api: TypeChecker, name: str, runs: object, ctx: FunctionContext
-    ) -> sites.Node | None:
-        """The node a registration helper adds: a function it names, or one it is given."""
-        expr: Expression | None = None
-        if isinstance(runs, list) and runs[:1] == ["g"]:
-            target = self.walker.lookup(runs[1])
-            if isinstance(target, (FuncDef, Decorator)):
-                ref = NameExpr(runs[1].rpartition(".")[2])
-                ref.node, ref.fullname, ref.kind = target, runs[1], GDEF
-                expr = ref
-        elif isinstance(runs, list) and runs[:1] == ["p"] and runs[1] < len(ctx.args):
-            given = ctx.args[runs[1]]
-            expr = given[0] if given else None
-        if expr is None:
-            return None
-        typ = builders.declared_callable(expr, _scope(api))
-        return builders.registered_node(name, expr, typ, api) if typ is not None else None
 
     # Functional API ------------------------------------------------------------------------------
 
@@ -325,7 +278,7 @@ class Checks:
         if function is not None:
             values = functional.entrypoint_values(function)
             # compile() derives the strict allowlist from the input, return and save types.
-            allowed = self._allowlist_of_types([typ for _, typ in values])
+            allowed = self._allowlists.of_types([typ for _, typ in values])
             self._functional.check(ctx, function, values, allowed, recorder, task=False)
         return ctx.default_return_type
 
@@ -333,7 +286,7 @@ class Checks:
         function = self._decorated(ctx)
         if function is not None:
             # The entrypoint that runs the task is not known here: nothing counts as derived.
-            allowed = self._allowlist([])
+            allowed = self._allowlists.of_schemas([])
             values = functional.task_values(function)
             self._functional.check(ctx, function, values, allowed, recorder, task=True)
         return ctx.default_return_type
@@ -357,7 +310,7 @@ class Checks:
             recorder.agent(ctx, agent.classes, agent.unresolved)
         self._check_state(ctx, agent.states, allowlist_from=agent.classes)
         self._savers.agent(ctx, api, agent.states)
-        allowed = self._allowlist(agent.classes)
+        allowed = self._allowlists.of_schemas(agent.classes)
         if agent.structured_response is not None:
             # Its channel is declared with a type variable, so compile() never derives the
             # response's class for the strict allowlist.
@@ -366,14 +319,10 @@ class Checks:
             )
             self._emit(api, findings, ctx.context, at_fields=False, allowed=allowed)
         if agent.nodes:
-            channels = self._graphs.channel_names(agent.classes)
-            self._emit.record_reads(api, Findings(touched=_class_names(agent.classes)))
             record = (
                 functools.partial(recorder.node, ctx, agent.classes) if recorder is not None else None
             )
-            self._check_node_returns(
-                api, ctx.context, agent.nodes, channels, allowed, record, agent.classes
-            )
+            self._check_graph_nodes(api, ctx.context, agent.nodes, agent.classes, allowed, record)
         return ctx.default_return_type
 
     def _middleware(self, api: TypeChecker, function: FuncDef) -> lists.Recorded | None:
@@ -399,7 +348,7 @@ class Checks:
             # Without ``state_schema=``, LangChain gives the middleware ``AgentState``.
             state = schema if schema is not None else self.walker.lookup(AGENT_STATE)
             schemas = (state,) if isinstance(state, TypeInfo) else ()
-            allowed = self._allowlist(schemas)
+            allowed = self._allowlists.of_schemas(schemas)
             self._check_node_returns(_checker(ctx), function, [node], None, allowed, schemas=schemas)
         return ctx.default_return_type
 
@@ -430,8 +379,8 @@ class Checks:
         state = sites.state_schema_of_enclosing_node(ctx.api)
         schemas = (state,) if state is not None else ()
         allowed = (
-            self._allowlist((*schemas, *self._enclosing_graph_classes(ctx.api)))
-            if self._strict
+            self._allowlists.of_schemas((*schemas, *self._enclosing_graph_classes(ctx.api)))
+            if self._allowlists.strict
             else None
         )
         graph = self._enclosing_graph(ctx.api) if "update" in params else None
@@ -473,7 +422,7 @@ class Checks:
         if not schemas:  # a factory declared ``-> CompiledStateGraph`` without type arguments
             api = _checker(ctx)
             schemas, unresolved = self._built.of(ctx.context.callee.expr, _scope(api), api.tree)
-        self._check_values(ctx, params, schemas, self._allowlist(schemas), unresolved)
+        self._check_values(ctx, params, schemas, self._allowlists.of_schemas(schemas), unresolved)
         return ctx.default_return_type
 
     # Node bodies in the daemon -------------------------------------------------------------------
@@ -510,7 +459,7 @@ class Checks:
         *,
         allowlist_from: Iterable[TypeInfo],
     ) -> None:
-        allowed = self._allowlist(allowlist_from)
+        allowed = self._allowlists.of_schemas(allowlist_from)
         self._check_state_classes(_checker(ctx), method_site(ctx.context), schemas, allowed)
 
     def _check_state_classes(
@@ -556,8 +505,23 @@ class Checks:
             self._emit.record_reads(api, Findings(touched=_class_names(classes)))
         record = functools.partial(recorder.node, ctx, graph) if recorder is not None else None
         self._check_node_returns(
-            api, method_site(ctx.context), nodes, channels, self._allowlist(classes), record, classes
+            api, method_site(ctx.context), nodes, channels, self._allowlists.of_schemas(classes), record, classes
         )
+
+    def _check_graph_nodes(
+        self,
+        api: TypeChecker,
+        context: Context,
+        nodes: list[sites.Node],
+        classes: tuple[TypeInfo, ...],
+        allowed: frozenset[str] | None,
+        record: RecordNode | None,
+    ) -> None:
+        """The nodes of a graph whose channels come from ``classes`` that no walk of this call
+        reads (an agent's, a registration helper's): an edit to one must recheck the call."""
+        self._emit.record_reads(api, Findings(touched=_class_names(classes)))
+        channels = self._graphs.channel_names(classes)
+        self._check_node_returns(api, context, nodes, channels, allowed, record, classes)
 
     def _check_node_returns(
         self,
@@ -618,25 +582,6 @@ class Checks:
                     )
         return reported
 
-    # The strict allowlist ------------------------------------------------------------------------
-
-    def _allowlist(self, schemas: Iterable[TypeInfo]) -> frozenset[str] | None:
-        """The derived allowlist in strict msgpack mode (``None`` when the mode is off)."""
-        if not self._strict:
-            return None
-        if not self.config.derive_allowlist:
-            return frozenset()
-        key = tuple(schemas)
-        allowed = self._allowlists.get(key)
-        if allowed is None:
-            allowed = self._allowlists[key] = derive_allowlist(map(discovery.schema_type, key))
-        return allowed
-
-    def _allowlist_of_types(self, types: list[Type]) -> frozenset[str] | None:
-        if not self._strict:
-            return None
-        return derive_allowlist(types) if self.config.derive_allowlist else frozenset()
-
 
 def _checker(ctx: FunctionContext | MethodContext) -> TypeChecker:
     """The checker behind a hook's context (mypy's one implementation of the plugin's API)."""
@@ -647,15 +592,6 @@ def _checker(ctx: FunctionContext | MethodContext) -> TypeChecker:
 def _scope(api: TypeChecker) -> builders.Scope:
     """The function being checked, or the module at its top level."""
     return api.scope.current_function() or api.tree
-
-
-def _state_is_variable(graph: Type) -> bool:
-    proper = get_proper_type(graph)
-    return (
-        isinstance(proper, Instance)
-        and bool(proper.args)
-        and isinstance(get_proper_type(proper.args[0]), TypeVarLikeType)
-    )
 
 
 def _class_names(classes: Iterable[TypeInfo]) -> frozenset[tuple[str, str]]:

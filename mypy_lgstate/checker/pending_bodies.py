@@ -12,7 +12,7 @@ from mypy.nodes import Context, FuncDef, MypyFile, TypeInfo
 from mypy.types import Type
 
 if TYPE_CHECKING:
-    from mypy_lgstate.routes.coverage import NodeRecord
+    from mypy_lgstate.routes.coverage_records import NodeRecord
     from mypy_lgstate.routes.summary_values import Reached
 
 

@@ -38,12 +38,12 @@ from mypy_lgstate.routes import (
     structured_output,
 )
 from mypy_lgstate.routes.aliases import proper_type
-from mypy_lgstate.routes.coverage import plural
+from mypy_lgstate.routes.coverage_records import plural
 from mypy_lgstate.routes.lists import Scope
 from mypy_lgstate.routes.sites import CHANNEL_TYPE_WRITERS
 
 if TYPE_CHECKING:
-    from mypy_lgstate.routes.coverage import NodeRecord
+    from mypy_lgstate.routes.coverage_records import NodeRecord
     from mypy_lgstate.routes.summary_values import Reached
 
 

@@ -1,5 +1,5 @@
 """The findings of ``lgstate check`` and the formats it prints them in: text, json, github, sarif,
-gitlab, each with the run's coverage (``coverage.Coverage``: the graph nodes checked, and why the
+gitlab, each with the run's coverage (``coverage_records.Coverage``: the graph nodes checked, and why the
 others are not).
 
 Each problem is one finding for the whole run (``once_per_problem``): mypy reports a class used by
@@ -18,7 +18,7 @@ from typing import Any, Final, NamedTuple
 from mypy.errorcodes import error_codes
 
 import mypy_lgstate
-from mypy_lgstate.routes.coverage import Coverage
+from mypy_lgstate.routes.coverage_records import Coverage
 from mypy_lgstate.core.messages import TAG_END, TAG_START
 
 CODE_PREFIX: Final = "lgstate-"

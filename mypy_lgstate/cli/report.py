@@ -11,8 +11,8 @@ from typing import Any, Final
 
 from mypy_lgstate.cli.mypy_build import run_mypy
 from mypy_lgstate.cli.subcommands import Subcommand, output
-from mypy_lgstate.routes.coverage import (
-    CoverageRecorder,
+from mypy_lgstate.routes.coverage import CoverageRecorder
+from mypy_lgstate.routes.coverage_records import (
     GraphCoverage,
     Location,
     NodeCoverage,

@@ -3,7 +3,7 @@ line of ``lgstate check``): its status, the reason, and the category the coverag
 under (a key of ``NOT_CHECKED``; a new kind of reason adds a row there).
 
 A node is *checked* from its declared return type, or from its *body* once the checks have read it
-(``coverage.NodeRecord``); else it is *unchecked* (its type is too loose and no body of it can be
+(``coverage_records.NodeRecord``); else it is *unchecked* (its type is too loose and no body of it can be
 read here) or *opaque* (no return type can be read at all).
 """
 
@@ -82,7 +82,7 @@ def node_status(
     api: TypeChecker,
     read: bool,
 ) -> tuple[NodeStatus, str | None, str | None]:
-    """``read``: its body is read, here or from summaries (``coverage.NodeRecord`` says how far)."""
+    """``read``: its body is read, here or from summaries (``coverage_records.NodeRecord`` says how far)."""
     if return_type is None:
         return ("opaque", *_opaque_reason(node, api))
     if not sites.update_shape(return_type, node.name).untyped:
