@@ -1,4 +1,4 @@
-"""What LangGraph really writes for the node forms the plugin reads (README, "What is checked"):
+"""What LangGraph really writes for the node forms the plugin reads (docs/checks.md, "Node bodies"):
 the facts each check relies on, on one compiled graph with a checkpointer.
 
 - a node registered through a pass-through wrapper typed ``Any`` (``traced_node("n", fn)``, a

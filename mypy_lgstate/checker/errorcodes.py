@@ -1,7 +1,7 @@
-"""The plugin's error codes (README, "Error codes"), created at import time so mypy accepts them in
-``disable_error_code`` / ``enable_error_code`` and ``# type: ignore[...]``. The words of each rule's
-messages are in ``core/`` (``messages``, ``write_messages``, ``drift_messages``), shared with the
-runtime checker and the audit; this module holds only what mypy needs to know of the codes."""
+"""The plugin's error codes (one page each in docs/errors/), created at import time so mypy accepts
+them in ``disable_error_code`` / ``enable_error_code`` and ``# type: ignore[...]``. The words of
+each rule's messages are in ``core/`` (``messages``, ``write_messages``, ``drift_messages``), shared
+with the runtime checker and the audit; this module holds only what mypy needs to know of the codes."""
 
 from __future__ import annotations
 

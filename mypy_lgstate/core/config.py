@@ -45,7 +45,7 @@ class ConfigError(Exception):
 
 class LGStateConfig(NamedTuple):
     """Every option of the plugin; the field names are the option names, the defaults those of the
-    README's configuration reference."""
+    configuration reference (docs/configuration.md)."""
 
     profile: Profile = "json"
     strict_msgpack: bool = False

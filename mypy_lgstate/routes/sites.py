@@ -1,4 +1,4 @@
-"""Write sites: where values enter a checkpoint other than through a state schema (README, "What is checked").
+"""Write sites: where values enter a checkpoint other than through a state schema (docs/checks.md, "Write sites").
 
 - Node return types (``add_node`` / ``add_sequence``): declared signatures only.
 - ``Command(update=..., resume=...)``, ``Send(node, arg)``, ``interrupt(value)``, and the inputs of a
