@@ -1067,16 +1067,16 @@ def test_the_command_ends_at_once_with_its_status_and_its_whole_output(
     project = app_in_process
     monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)  # stdout buffered, as users run it
     expected = {}
-    for output_format in ("sarif", "text"):  # SARIF is over a pipe's buffer: a lost flush shows
+    for output_format in findings.FORMATS:
         assert cli.main(["check", "-q", "--format", output_format]) == 1
-        expected[output_format] = capsys.readouterr().out
-    assert len(expected["sarif"]) > io.DEFAULT_BUFFER_SIZE
-    for output_format, text in expected.items():
+        expected[output_format] = capsys.readouterr()
+    assert len(expected["sarif"].out) > io.DEFAULT_BUFFER_SIZE  # over a pipe's buffer: a lost flush shows
+    for output_format, (out, err) in expected.items():
         result = lgstate(project, cache_dir, "check", "-q", "--format", output_format)
-        assert (result.returncode, result.stdout, result.stderr) == (1, text, "")
+        assert (result.returncode, result.stdout, result.stderr) == (1, out, err), output_format
     result = lgstate(project, cache_dir, "check", "-q", "--format", "sarif", "--output-file", "out.sarif")
     assert (result.returncode, result.stdout, result.stderr) == (1, "", "")
-    assert (project / "out.sarif").read_text() == expected["sarif"]
+    assert (project / "out.sarif").read_text() == expected["sarif"].out
 
     read, write = os.pipe()
     os.close(read)  # `lgstate check | true`: the reader is gone before a byte is written
