@@ -12,6 +12,7 @@ channel added to the state, and a helper whose dict nothing registers, which sta
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -147,6 +148,23 @@ def test_cold_and_warm_runs_after_edits_to_each_module(cold: Project, tmp_path: 
     assert project.mypy() == UNKNOWN_SUBTITLE
     project.write("pkg/agents.py", AGENTS)
     assert project.mypy() == CLEAN
+
+
+def test_a_line_shift_rechecks_only_the_readers_of_the_lines_that_moved(
+    cold: Project, tmp_path: Path
+) -> None:
+    """A summary is part of its module's interface: an edit that shifts lines rechecks the modules
+    that import it when, and only when, a line a message names moved (an item of a returned dict),
+    not for returned calls, which hold none; plain mypy rechecks the edited module alone."""
+    project = cold.copy(tmp_path / "project")
+    project.write("pkg/deploy.py", "# moved down a line\n" + DEPLOY)
+    found, log = project.mypy_logged()
+    assert found == CLEAN
+    assert re.findall(r"Scheduling SCC singleton \(([\w.]+)\)", log) == ["pkg.deploy"]
+    project.write("pkg/helpers.py", HELPERS_TUPLE)
+    project.write("pkg/agents.py", "# moved down a line\n" + AGENTS)
+    moved = [TUPLE[0].replace(f"pkg/agents.py:{ITEM_LINE}", f"pkg/agents.py:{ITEM_LINE + 1}")]
+    assert moved != TUPLE and project.mypy() == moved
 
 
 def test_parallel_runs(cold: Project, tmp_path: Path) -> None:

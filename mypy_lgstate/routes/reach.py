@@ -155,7 +155,7 @@ class Follower(Values):
                 reached.items.append(Written(key, key_line, built, frame.origin))
             reached.commands.extend((key, line, frame.origin) for key, line in summary.commands)
             reached.unread.extend(f"{frame.origin.name}() returns {why}" for why in summary.opaque)
-        for _, call in summary.calls:
+        for call in summary.calls:
             self._follow_call(call, frame, reached, depth - 1)
 
     def _follow_call(self, call: Encoded, frame: Frame, reached: Reached, depth: int) -> None:

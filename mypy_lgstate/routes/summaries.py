@@ -116,7 +116,9 @@ class Summary(NamedTuple):
 
     state: int  # the index of the parameter a node receives its state in
     items: list[tuple[str | None, int, int, Encoded]]  # (key or None for ``**x``, key line, value line, value)
-    calls: list[tuple[int, Encoded]]  # (line, the call)
+    # The calls whose results it returns; no line: a reader reports nothing at them, and a line in a
+    # module's interface would recheck its importers whenever an edit above shifts it.
+    calls: list[Encoded]
     functions: list[Encoded]
     commands: list[tuple[str, int]]
     opaque: list[str]
@@ -137,7 +139,7 @@ class Summary(NamedTuple):
         return cls(
             data["s"],
             [tuple(item) for item in data.get("i", ())],
-            [tuple(call) for call in data.get("c", ())],
+            data.get("c", []),
             data.get("f", []),
             [tuple(key) for key in data.get("k", ())],
             data.get("o", []),
@@ -274,7 +276,7 @@ class _Encoder:
                     items.append((key.value, key.line, value.line, self.encode(value)))
         for key, value in returned.items:
             items.append((key.value, key.line, value.line, self.encode(value)))
-        calls = [(call.line, self.encode(call)) for call in returned.calls]
+        calls = [self.encode(call) for call in returned.calls]
         functions: list[Encoded] = []
         commands: list[tuple[str, int]] = []
         opaque = list(returned.why)
