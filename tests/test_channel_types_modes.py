@@ -197,3 +197,57 @@ def test_daemon_follows_an_edit_to_a_reducer_alone(daemon: Daemon) -> None:
     assert daemon.run() == CLEAN
     project.write("pkg/state.py", STATE_NO_REDUCER)
     assert daemon.run() == NO_REDUCER
+
+
+# A model of a module that imports no ``Annotated`` (nor anything of LangGraph) declares no channel
+# of its own; its channels are its bases', whether its module was just checked or comes from the
+# cache (``state_modules.may_declare_channels``).
+BASE = """\
+import operator
+from typing import Annotated
+
+from pydantic import BaseModel
+
+
+class Base(BaseModel):
+    items: Annotated[list[int], operator.add] = []
+"""
+DERIVED = """\
+from pkg.base import Base
+
+
+class Derived(Base):
+    name: str = ""
+"""
+DERIVED_GRAPH = """\
+from langgraph.graph import StateGraph
+
+from pkg.derived import Derived
+
+
+def node(state: Derived) -> dict[str, object]:
+    return {"items": 5}
+
+
+builder = StateGraph(Derived)
+builder.add_node("node", node)
+"""
+INHERITED = [
+    f'pkg/graph.py:{line_of(DERIVED_GRAPH, "return")}: error: Node "node" writes "int" to channel'
+    ' "items", but channel "items" ("list[int]" in "Derived") has the reducer "add", which takes'
+    ' "list[int]": LangGraph calls it with the value in that step, and a list can only be'
+]
+
+
+def test_a_model_inherits_its_bases_reducers_from_syntax_and_from_the_cache(tmp_path: Path) -> None:
+    project = Project.create(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": BASE,
+        "pkg/derived.py": DERIVED,
+        "pkg/graph.py": DERIVED_GRAPH,
+        "mypy.ini": CONFIG,
+    })
+    cold = project.mypy()
+    assert [line[: len(INHERITED[0])] for line in cold] == INHERITED
+    project.write("pkg/graph.py", DERIVED_GRAPH + "\n")  # the model's module comes from the cache
+    assert project.mypy() == cold
