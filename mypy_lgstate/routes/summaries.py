@@ -85,24 +85,24 @@ from mypy.types import (
     AnyType,
     CallableType,
     Instance,
-    Type,
-    TypedDictType,
     TypeOfAny,
-    UnionType,
 )
 
 from mypy_lgstate.routes import bodies, lists
 from mypy_lgstate.routes.aliases import proper_type
 from mypy_lgstate.routes.lists import statements
+from mypy_lgstate.routes.summarized import (
+    AGENT_MIDDLEWARE,
+    COMMAND,
+    is_builder,
+    worth_summarizing,
+)
 
 # How deep an expression is kept: a display in a display in a call is kept whole, deeper parts are
 # "not read" (a summary stays small, and so does the module's interface).
 DEPTH: Final = 6
 # How many assignments of one local are followed (``x = a if c else b`` counts each).
 _BINDINGS: Final = 4
-COMMAND: Final = "langgraph.types.Command"
-STATE_GRAPH: Final = "langgraph.graph.state.StateGraph"
-AGENT_MIDDLEWARE: Final = "langchain.agents.middleware.types.AgentMiddleware"
 _ADDING: Final = frozenset({"add_node"})
 _SEQUENCES: Final = frozenset(
     {"builtins.list", "builtins.tuple", "typing.Sequence", "typing.MutableSequence"}
@@ -193,60 +193,6 @@ def _functions(file: MypyFile) -> Iterator[FuncDef]:
                     member = member.func
                 if isinstance(member, FuncDef):
                     yield member
-
-
-def worth_summarizing(defn: FuncDef) -> bool:
-    """Whether what ``defn`` returns may reach a checkpoint and its declared type does not say it
-    all: no declared return type, or one that holds a dict, a list, a function, a ``Command`` or
-    ``Any``, or a state class (a node may return a dict where the whole state is declared); or it
-    is given a builder (it may add nodes)."""
-    signature = defn.type
-    if not isinstance(signature, CallableType):
-        return True  # unannotated: its body tells
-    if any(_is_builder(typ) for typ in signature.arg_types):
-        return True
-    return _may_hold_update(signature.ret_type)
-
-
-def _may_hold_update(typ: Type) -> bool:
-    ret = proper_type(typ)
-    if isinstance(ret, UnionType):
-        return any(_may_hold_update(item) for item in ret.items)
-    if isinstance(ret, (AnyType, CallableType, TypedDictType)):
-        return True
-    if not isinstance(ret, Instance):
-        return False
-    name = ret.type.fullname
-    if name in _WRAPPING and ret.args:  # a coroutine's or a generator's result
-        return _may_hold_update(ret.args[_WRAPPING[name]])
-    return (
-        name in _UPDATES
-        or ret.type.typeddict_type is not None
-        or "dataclass" in ret.type.metadata
-        or ret.type.has_base("pydantic.main.BaseModel")
-        or ret.type.has_base(AGENT_MIDDLEWARE)
-    )
-
-
-# Types whose values a summary may tell more of than the declared type: mappings (their keys),
-# sequences (middleware lists), functions (a wrapper's closure), ``Command``.
-_UPDATES: Final = frozenset(
-    {
-        "builtins.dict", "typing.Mapping", "typing.MutableMapping", "builtins.list",
-        "typing.Sequence", "typing.MutableSequence", "builtins.object", "builtins.function",
-        "typing.Callable", COMMAND,
-    }
-)
-_WRAPPING: Final = {
-    "typing.Coroutine": 2, "typing.Awaitable": 0, "typing.Iterator": 0, "typing.Generator": 0,
-    "typing.AsyncIterator": 0, "typing.AsyncGenerator": 0, "typing.Iterable": 0,
-    "typing.AsyncIterable": 0,
-}
-
-
-def _is_builder(typ: Type) -> bool:
-    proper = proper_type(typ)
-    return isinstance(proper, Instance) and proper.type.has_base(STATE_GRAPH)
 
 
 class _Encoder:
@@ -342,7 +288,7 @@ class _Encoder:
         """The nodes the function adds to a builder it is given as a parameter."""
         signature = self.defn.type
         if not isinstance(signature, CallableType) or not any(
-            _is_builder(typ) for typ in signature.arg_types
+            is_builder(typ) for typ in signature.arg_types
         ):
             return []
         found: list[tuple[int, str, Encoded]] = []
