@@ -36,20 +36,19 @@ def worth_summarizing(defn: FuncDef) -> bool:
     signature = defn.type
     if not isinstance(signature, CallableType):
         return True  # unannotated: its body tells
-    if any(is_builder(typ) for typ in signature.arg_types):
-        return True
-    given = {info for info in map(_class_of, signature.arg_types) if info is not None}
-    return _may_hold_update(signature.ret_type, given)
+    given = signature.arg_types
+    return _may_hold_update(signature.ret_type, given) or any(map(is_builder, given))
 
 
-def _may_hold_update(typ: Type, given: set[TypeInfo]) -> bool:
+def _may_hold_update(typ: Type, given: list[Type]) -> bool:
+    """``given``: the types of the function's parameters."""
     ret = proper_type(typ)
     if isinstance(ret, UnionType):
         return any(_may_hold_update(item, given) for item in ret.items)
     if isinstance(ret, (AnyType, CallableType)):
         return True
     if isinstance(ret, TypedDictType):
-        return ret.fallback.type in given
+        return _is_given(ret.fallback.type, given)
     if not isinstance(ret, Instance):
         return False
     name = ret.type.fullname
@@ -58,7 +57,7 @@ def _may_hold_update(typ: Type, given: set[TypeInfo]) -> bool:
     if name in _LISTS:
         return not ret.args or _may_be_listed(ret.args[0])
     if "dataclass" in ret.type.metadata or ret.type.has_base("pydantic.main.BaseModel"):
-        return ret.type in given
+        return _is_given(ret.type, given)
     return name in _UPDATES or ret.type.has_base(AGENT_MIDDLEWARE)
 
 
@@ -74,11 +73,15 @@ def _may_be_listed(typ: Type) -> bool:
     )
 
 
-def _class_of(typ: Type) -> TypeInfo | None:
-    proper = proper_type(typ)
-    if isinstance(proper, TypedDictType):
-        return proper.fallback.type
-    return proper.type if isinstance(proper, Instance) else None
+def _is_given(info: TypeInfo, given: list[Type]) -> bool:
+    """Whether a parameter is declared as the class ``info`` (a node's whole state)."""
+    for typ in given:
+        proper = proper_type(typ)
+        if isinstance(proper, TypedDictType):
+            proper = proper.fallback
+        if isinstance(proper, Instance) and proper.type is info:
+            return True
+    return False
 
 
 # Types whose values a summary may tell more of than the declared type: mappings (their keys),
