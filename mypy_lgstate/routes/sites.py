@@ -434,7 +434,7 @@ def messages_channels(schemas: Sequence[TypeInfo]) -> frozenset[str]:
             proper = proper_type(typ)
             if (
                 isinstance(proper, Instance)
-                and proper.type.fullname in _LISTS
+                and proper.type.fullname in LISTS
                 and proper.args
                 and all(_is_message(item) for item in union_items(proper_type(proper.args[0])))
             ):
@@ -442,7 +442,7 @@ def messages_channels(schemas: Sequence[TypeInfo]) -> frozenset[str]:
     return frozenset(found)
 
 
-_LISTS: Final = frozenset({"builtins.list", "typing.Sequence", "typing.MutableSequence"})
+LISTS: Final = frozenset({"builtins.list", "typing.Sequence", "typing.MutableSequence"})
 
 
 def _is_message(typ: ProperType) -> bool:
@@ -452,7 +452,7 @@ def _is_message(typ: ProperType) -> bool:
 def is_message_like(typ: Type) -> bool:
     """``("role", "text")``, or a list of such pairs: what ``add_messages`` turns into messages."""
     proper = proper_type(typ)
-    if isinstance(proper, Instance) and proper.type.fullname in _LISTS and proper.args:
+    if isinstance(proper, Instance) and proper.type.fullname in LISTS and proper.args:
         proper = proper_type(proper.args[0])
     if isinstance(proper, TupleType) and len(proper.items) == 2:
         return all(_is_str(item) for item in proper.items)

@@ -20,6 +20,7 @@ from mypy.types import (
 )
 
 from mypy_lgstate.routes.aliases import proper_type
+from mypy_lgstate.routes.sites import LISTS
 
 COMMAND: Final = "langgraph.types.Command"
 STATE_GRAPH: Final = "langgraph.graph.state.StateGraph"
@@ -54,7 +55,7 @@ def _may_hold_update(typ: Type, given: list[Type]) -> bool:
     name = ret.type.fullname
     if name in _WRAPPING and ret.args:  # a coroutine's or a generator's result
         return _may_hold_update(ret.args[_WRAPPING[name]], given)
-    if name in _LISTS:
+    if name in LISTS:
         return not ret.args or _may_be_listed(ret.args[0])
     if "dataclass" in ret.type.metadata or ret.type.has_base("pydantic.main.BaseModel"):
         return _is_given(ret.type, given)
@@ -92,7 +93,6 @@ _UPDATES: Final = frozenset(
         "builtins.function", "typing.Callable", COMMAND,
     }
 )
-_LISTS: Final = frozenset({"builtins.list", "typing.Sequence", "typing.MutableSequence"})
 _WRAPPING: Final = {
     "typing.Coroutine": 2, "typing.Awaitable": 0, "typing.Iterator": 0, "typing.Generator": 0,
     "typing.AsyncIterator": 0, "typing.AsyncGenerator": 0, "typing.Iterable": 0,
